@@ -1,0 +1,104 @@
+"""``manage.py serve``: migrate, then serve the panel with waitress (never runserver)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+LOOPBACK = "127.0.0.1"
+
+
+class Command(BaseCommand):
+    help = "Serve memory-panel on a production WSGI server (loopback by default)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--host", default=LOOPBACK, help="Address to bind (default 127.0.0.1).")
+        parser.add_argument("--port", type=int, default=8000, help="Port to bind (default 8000).")
+        parser.add_argument("--threads", type=int, default=8, help="Worker threads (default 8).")
+        parser.add_argument(
+            "--demo",
+            nargs="?",
+            const="",
+            default=None,
+            metavar="PATH",
+            help="Seed a demo HERMES_HOME (a new temporary folder, or PATH) and serve it.",
+        )
+        parser.add_argument(
+            "--schema-dir",
+            action="append",
+            default=[],
+            metavar="DIR",
+            help="Also allow the schema preview to open config_schema.py files under DIR (repeatable).",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        if options["demo"] is not None:
+            self._restart_in_demo_home(options)
+            return
+        if options["schema_dir"]:
+            settings.PANEL_SCHEMA_PREVIEW_DIRS = [
+                *settings.PANEL_SCHEMA_PREVIEW_DIRS,
+                *(Path(d).expanduser().absolute() for d in options["schema_dir"]),
+            ]
+        self._serve(host=options["host"], port=options["port"], threads=options["threads"])
+
+    def _restart_in_demo_home(self, options: dict[str, Any]) -> None:
+        """Seed the demo home, then re-run ``serve`` with that home as the process's HERMES_HOME.
+
+        Settings (database location, secret key) are derived from HERMES_HOME when they load, so
+        the demo gets its own database by starting afresh rather than patching live settings.
+        """
+        from admin_panel.demo import seed_demo_home
+
+        target = Path(options["demo"]).expanduser().absolute() if options["demo"] else Path(
+            tempfile.mkdtemp(prefix="memory-panel-demo-")
+        )
+        seed_demo_home(target)
+        self.stdout.write(f"Demo HERMES_HOME seeded at {target}")
+        env = {**os.environ, "HERMES_HOME": str(target), "PANEL_DATA_DIR": str(target / "panel")}
+        argv = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "serve",
+                "--host", options["host"], "--port", str(options["port"]), "--threads", str(options["threads"])]
+        for schema_dir in options["schema_dir"]:
+            argv += ["--schema-dir", schema_dir]
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(sys.executable, argv, env)  # noqa: S606 - replace this process, same interpreter
+
+    def _serve(self, *, host: str, port: int, threads: int) -> None:
+        import waitress
+
+        from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
+        from admin_panel.wsgi import application
+
+        call_command("migrate", interactive=False, verbosity=0)
+        home = Path(settings.HERMES_HOME)
+        home.mkdir(parents=True, exist_ok=True)
+        display_host = f"[{host}]" if ":" in host else host
+        base_url = f"http://{display_host}:{port}"
+        if host not in {LOOPBACK, "localhost", "::1"}:
+            self.stderr.write(
+                f"Warning: binding {host} exposes the panel beyond this machine. Put it behind TLS "
+                "(PANEL_HTTPS=1) and add the host name to PANEL_ALLOWED_HOSTS."
+            )
+        self.stdout.write(f"memory-panel: HERMES_HOME={home}")
+        self.stdout.write(f"memory-panel: panel data in {settings.PANEL_DATA_DIR}")
+        if not accounts_exist():
+            token = create_sign_in_link()
+            self.stdout.write(
+                "No account exists yet. Open this one-time link within 15 minutes to create one:\n"
+                f"  {base_url}/accounts/first-run/{token}/"
+            )
+        self.stdout.write(f"memory-panel: serving on {base_url}/ (Ctrl+C to stop)")
+        sys.stdout.flush()
+        try:
+            waitress.serve(application, host=host, port=port, threads=threads, ident="memory-panel",
+                           _quiet=True)
+        except OSError as exc:
+            raise CommandError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from exc

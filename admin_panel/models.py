@@ -1,0 +1,66 @@
+"""The panel's own state. The agent's files are never mirrored here: they stay the truth."""
+
+from __future__ import annotations
+
+import hashlib
+
+from django.conf import settings
+from django.db import models
+
+
+def token_digest(token: str) -> str:
+    """Tokens are stored as SHA-256 digests only: a copy of the database signs nobody in."""
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+class SignInLink(models.Model):
+    """A one-time link printed by ``serve`` on first run, while no account exists."""
+
+    token_digest = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"sign-in link created {self.created_at:%Y-%m-%d %H:%M}"
+
+
+class ApiToken(models.Model):
+    """A token for scripts, sent as ``X-Hermes-Session-Token`` or ``Authorization: Bearer``."""
+
+    name = models.CharField(max_length=100)
+    token_digest = models.CharField(max_length=64, unique=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class SecretWrite(models.Model):
+    """When the panel last wrote a secret variable of a home (the ``set_at`` the API reports)."""
+
+    home = models.CharField(max_length=4096)
+    variable = models.CharField(max_length=255)
+    set_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["home", "variable"], name="one_set_at_per_secret")]
+
+    def __str__(self) -> str:
+        return f"{self.variable} set {self.set_at:%Y-%m-%d %H:%M}"
+
+
+class HomePreference(models.Model):
+    """A per-home panel choice, such as which secret store new secrets go to."""
+
+    home = models.CharField(max_length=4096)
+    key = models.CharField(max_length=100)
+    value = models.CharField(max_length=1000)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["home", "key"], name="one_value_per_home_key")]
+
+    def __str__(self) -> str:
+        return f"{self.key}={self.value}"

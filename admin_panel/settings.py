@@ -1,0 +1,180 @@
+"""Django settings for memory-panel.
+
+Everything a deployment changes comes from the environment: ``HERMES_HOME`` (the agent's home),
+``PANEL_DATA_DIR`` (the panel's own database and secret key, default ``HERMES_HOME/panel``),
+``PANEL_DEBUG=1``, ``PANEL_ALLOWED_HOSTS`` (comma-separated, added to loopback) and
+``PANEL_HTTPS=1`` (secure cookies, HSTS and redirect when served behind TLS).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+
+from admin_panel.paths import resolve_hermes_home, resolve_panel_data_dir
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+
+HERMES_HOME = resolve_hermes_home()
+PANEL_DATA_DIR = resolve_panel_data_dir(HERMES_HOME)
+
+
+def _truthy(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _load_or_create_secret_key(data_dir: Path) -> str:
+    """A random key generated once and kept (mode 0600) beside the panel's database."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key_file = data_dir / "secret_key"
+    try:
+        key = key_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        key = ""
+    if len(key) >= 50:
+        return key
+    key = secrets.token_urlsafe(64)
+    # O_EXCL: two processes starting at once must not both write; the loser re-reads.
+    try:
+        fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return key_file.read_text(encoding="utf-8").strip()
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(key)
+    return key
+
+
+SECRET_KEY = os.environ.get("PANEL_SECRET_KEY") or _load_or_create_secret_key(PANEL_DATA_DIR)
+DEBUG = _truthy("PANEL_DEBUG")
+
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"] + [
+    host.strip() for host in os.environ.get("PANEL_ALLOWED_HOSTS", "").split(",") if host.strip()
+]
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "django_htmx",
+    "admin_panel",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "admin_panel.middleware.ContentSecurityPolicyMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_htmx.middleware.HtmxMiddleware",
+]
+
+ROOT_URLCONF = "admin_panel.urls"
+WSGI_APPLICATION = "admin_panel.wsgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.template.context_processors.i18n",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+                "admin_panel.context_processors.navigation",
+            ],
+        },
+    }
+]
+
+DATABASES = {
+    "default": {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": PANEL_DATA_DIR / "panel.sqlite3",
+        "OPTIONS": {"timeout": 20},
+    }
+}
+
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "home"
+LOGOUT_REDIRECT_URL = "login"
+
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("zh-hans", "简体中文")]
+LOCALE_PATHS = [BASE_DIR / "admin_panel" / "locale"]
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+# Served straight from the app's static folders by WhiteNoise: `serve` needs no collectstatic step.
+STATIC_ROOT = None
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Cookies and headers. HttpOnly CSRF cookie: pages carry the token in the form or in the
+# hx-headers attribute of <body>, never read from JavaScript.
+SESSION_COOKIE_HTTPONLY = True
+SESSION_COOKIE_SAMESITE = "Lax"
+CSRF_COOKIE_HTTPONLY = True
+CSRF_COOKIE_SAMESITE = "Lax"
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+
+if _truthy("PANEL_HTTPS"):
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_SSL_REDIRECT = True
+    SECURE_HSTS_SECONDS = 31536000
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    # Submitting a domain to the browsers' HSTS preload list binds every subdomain for months;
+    # that is the domain owner's decision, not something a panel should opt into.
+    SILENCED_SYSTEM_CHECKS = ["security.W021"]
+
+# Panel features
+# Directories (besides HERMES_HOME/plugins) whose config_schema.py files the schema preview may open.
+PANEL_SCHEMA_PREVIEW_DIRS: list[Path] = [
+    Path(p).expanduser().absolute()
+    for p in os.environ.get("PANEL_SCHEMA_PREVIEW_DIRS", "").split(os.pathsep)
+    if p.strip()
+]
+# Which secret store new secrets go to: "env_file" (HERMES_HOME/.env) or "keyring".
+PANEL_SECRET_STORE = os.environ.get("PANEL_SECRET_STORE", "env_file")
+SIGN_IN_LINK_MAX_AGE_SECONDS = 15 * 60
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "filters": {"redact_secrets": {"()": "admin_panel.logging_filters.RedactSecretsFilter"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {
+        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_secrets"]},
+    },
+    "root": {"handlers": ["console"], "level": "INFO"},
+    "loggers": {
+        "django.request": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        "waitress": {"handlers": ["console"], "level": "INFO", "propagate": False},
+    },
+}

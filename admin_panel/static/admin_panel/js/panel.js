@@ -1,0 +1,2 @@
+// memory-panel: small progressive enhancements. Every page works without this file.
+"use strict";

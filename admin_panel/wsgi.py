@@ -1,0 +1,11 @@
+"""WSGI entry point, served by waitress through ``manage.py serve``."""
+
+from __future__ import annotations
+
+import os
+
+from django.core.wsgi import get_wsgi_application
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "admin_panel.settings")
+
+application = get_wsgi_application()

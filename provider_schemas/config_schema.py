@@ -1,0 +1,122 @@
+"""The declaration language of provider settings.
+
+A provider's ``config_schema.py`` builds a ``ProviderConfigSchema`` out of the names in this
+module and nothing else. Schema files written for hermes-agent 0.19.0 import these names as
+``plugins.memory.config_schema``; the loader maps that import name onto this module, so both
+spellings build instances of the same classes.
+
+Pure data: this module imports nothing from the storage, web or any other layer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+__all__ = [
+    "KIND_BOOL",
+    "KIND_JSON",
+    "KIND_NUMBER",
+    "KIND_SECRET",
+    "KIND_SELECT",
+    "KIND_TEXT",
+    "KINDS",
+    "STORAGES",
+    "STORAGE_CONFIG_YAML",
+    "STORAGE_ENV_FILE",
+    "STORAGE_FLAT_JSON",
+    "STORAGE_HONCHO_HOST_BLOCK",
+    "STORAGE_JSON_FILE",
+    "ProviderConfigSchema",
+    "ProviderField",
+    "ProviderFieldOption",
+]
+
+# Field kinds (values identical to hermes-agent 0.19.0).
+KIND_TEXT = "text"
+KIND_SELECT = "select"
+KIND_SECRET = "secret"
+KIND_BOOL = "bool"
+KIND_NUMBER = "number"
+KIND_JSON = "json"
+KINDS = (KIND_TEXT, KIND_SELECT, KIND_SECRET, KIND_BOOL, KIND_NUMBER, KIND_JSON)
+
+# Storage kinds. The first two exist in 0.19.0; the other three are ours, so that every bundled
+# provider's values land where its plugin reads them.
+STORAGE_FLAT_JSON = "flat_json"
+STORAGE_HONCHO_HOST_BLOCK = "honcho_host_block"
+STORAGE_JSON_FILE = "json_file"
+STORAGE_CONFIG_YAML = "config_yaml"
+STORAGE_ENV_FILE = "env_file"
+STORAGES = (
+    STORAGE_FLAT_JSON,
+    STORAGE_HONCHO_HOST_BLOCK,
+    STORAGE_JSON_FILE,
+    STORAGE_CONFIG_YAML,
+    STORAGE_ENV_FILE,
+)
+
+
+@dataclass(frozen=True)
+class ProviderFieldOption:
+    """One choice of a select field; ``value`` is what gets stored."""
+
+    value: str
+    label: str
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class ProviderField:
+    """One setting. Declaration order is display order.
+
+    The first fourteen attributes, their order and defaults match hermes-agent 0.19.0, so
+    positional declarations keep working. The rest are memory-panel additions whose defaults
+    mean "not used".
+    """
+
+    key: str
+    label: str
+    kind: str = KIND_TEXT
+    default: str = ""
+    description: str = ""
+    placeholder: str = ""
+    options: tuple[ProviderFieldOption, ...] = ()
+    env_key: str | None = None
+    aliases: tuple[str, ...] = ()
+    env_fallbacks: tuple[str, ...] = ()
+    inline: bool = False
+    group: str = ""
+    info: str = ""
+    scope: str = "host"
+    # memory-panel additions
+    when: dict[str, str] | None = None
+    required: bool = False
+    required_when: dict[str, str] | None = None
+    required_unless: tuple[str, ...] = ()
+    env_overrides: tuple[str, ...] = ()
+    seed_env: tuple[str, ...] = ()
+    storage: str = ""
+
+    @property
+    def is_secret(self) -> bool:
+        return self.kind == KIND_SECRET
+
+    def allowed_values(self) -> set[str]:
+        return {option.value for option in self.options}
+
+
+@dataclass(frozen=True)
+class ProviderConfigSchema:
+    """A provider's whole configurable surface."""
+
+    name: str
+    label: str
+    storage: str = STORAGE_FLAT_JSON
+    docs_url: str = ""
+    fields: tuple[ProviderField, ...] = field(default_factory=tuple)
+    # memory-panel additions
+    storage_path: str = ""
+    storage_fallbacks: tuple[str, ...] = ()
+
+    def inline_fields(self) -> tuple[ProviderField, ...]:
+        return tuple(f for f in self.fields if f.inline)

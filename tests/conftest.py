@@ -1,0 +1,132 @@
+"""Shared fixtures: temporary agent homes, test personas and a real headless Chromium."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+ARTIFACTS_DIR = Path(__file__).resolve().parent.parent / "test-artifacts"
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def home(tmp_path: Path, settings) -> Path:
+    """An empty HERMES_HOME that the panel (views, commands) works on for this test."""
+    path = tmp_path / "hermes"
+    path.mkdir()
+    settings.HERMES_HOME = path
+    return path
+
+
+@pytest.fixture
+def owner(django_user_model):
+    """Staff persona: may change everything."""
+    return django_user_model.objects.create_user(
+        username="owner", password=PASSWORD, is_staff=True, is_superuser=True
+    )
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    """Signed-in persona without staff rights."""
+    return django_user_model.objects.create_user(username="other", password=PASSWORD)
+
+
+@pytest.fixture
+def owner_client(client, owner):
+    client.force_login(owner)
+    return client
+
+
+# --- browser -----------------------------------------------------------------------------------
+
+
+def _chromium_missing_reason() -> str | None:
+    if not os.path.exists(CHROMIUM):
+        return f"Chromium not found at {CHROMIUM} (apt-get install -y chromium)"
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "Playwright for Python is not installed (pip install '.[test]')"
+    return None
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[object]:
+    reason = _chromium_missing_reason()
+    if reason:
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(f"Browser tests must run in CI: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def page(browser, request) -> Iterator[object]:
+    """A fresh browser context and page; on failure a screenshot is kept in test-artifacts/."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    context.set_default_timeout(10_000)
+    page = context.new_page()
+    yield page
+    outcome = getattr(request.node, "rep_call", None)
+    if outcome is not None and outcome.failed:
+        screenshot(page, f"FAILED-{request.node.name}")
+    context.close()
+
+
+def screenshot(page, name: str) -> Path:
+    """Save a full-page PNG under test-artifacts/ and return its path."""
+    ARTIFACTS_DIR.mkdir(exist_ok=True)
+    safe = re.sub(r"[^A-Za-z0-9_.-]+", "_", name)[:120]
+    path = ARTIFACTS_DIR / f"{safe}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
+
+
+@pytest.fixture
+def signed_in_page(page, live_server, owner) -> object:
+    """A page signed in as the owner through the real login form."""
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill(owner.username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server.url}/")
+    return page
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    setattr(item, f"rep_{report.when}", report)
+
+
+@pytest.fixture
+def copy_tree():
+    """Copy a fixture directory into place (a helper for tests that build homes)."""
+
+    def _copy(src: Path, dst: Path) -> Path:
+        shutil.copytree(src, dst, dirs_exist_ok=True)
+        return dst
+
+    return _copy

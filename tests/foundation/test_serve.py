@@ -1,0 +1,112 @@
+"""``manage.py serve`` runs a real server on loopback."""
+
+from __future__ import annotations
+
+import socket
+import urllib.request
+from pathlib import Path
+
+import pytest
+from django.core.management import load_command_class
+
+from tests.serving import running_server
+
+pytestmark = pytest.mark.slow
+
+
+def _listening_addresses(port: int) -> set[str]:
+    """Local addresses with a listening TCP socket on ``port``, read from /proc/net/tcp{,6}."""
+    found = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            local, state = fields[1], fields[3]
+            address, port_hex = local.rsplit(":", 1)
+            if state == "0A" and int(port_hex, 16) == port:  # 0A = LISTEN
+                found.add(address)
+    return found
+
+
+def _non_loopback_ipv4() -> str | None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        try:
+            probe.connect(("192.0.2.1", 9))  # TEST-NET-1: nothing is sent by a UDP connect
+            address = probe.getsockname()[0]
+        except OSError:
+            return None
+    return None if address.startswith("127.") else address
+
+
+def test_it_defaults_to_loopback_port_8000():
+    parser = load_command_class("admin_panel", "serve").create_parser("manage.py", "serve")
+    options = parser.parse_args([])
+
+    assert options.host == "127.0.0.1"
+    assert options.port == 8000
+
+
+def test_it_binds_only_loopback_by_default(tmp_path):
+    with running_server(hermes_home=tmp_path / "home", data_dir=tmp_path / "data") as server:
+        server.wait_until_listening()
+
+        assert _listening_addresses(server.port) == {"0100007F"}  # 127.0.0.1, little-endian hex
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/accounts/login/") as response:
+            assert response.status == 200
+            # waitress with ident="memory-panel"; Django's development server says "WSGIServer/...".
+            assert response.headers.get("Server") == "memory-panel"
+        outside = _non_loopback_ipv4()
+        if outside:
+            with pytest.raises(OSError):
+                socket.create_connection((outside, server.port), timeout=1).close()
+
+    assert "serving on http://127.0.0.1:" in server.output
+
+
+def test_it_binds_another_address_when_told(tmp_path):
+    with running_server(hermes_home=tmp_path / "home", data_dir=tmp_path / "data",
+                        extra_args=("--host", "0.0.0.0")) as server:
+        server.wait_until_listening()
+
+        assert _listening_addresses(server.port) == {"00000000"}
+    assert "exposes the panel beyond this machine" in server.output
+
+
+def test_it_serves_static_files_with_debug_off(tmp_path):
+    with running_server(hermes_home=tmp_path / "home", data_dir=tmp_path / "data") as server:
+        server.wait_until_listening()
+        with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/static/admin_panel/css/panel.css") as response:
+            body = response.read().decode()
+
+    assert "prefers-color-scheme: dark" in body
+
+
+def test_it_creates_the_home_the_database_and_a_persistent_secret_key(tmp_path):
+    home, data = tmp_path / "home", tmp_path / "data"
+    with running_server(hermes_home=home, data_dir=data) as server:
+        server.wait_until_listening()
+    first_key = (data / "secret_key").read_text()
+
+    with running_server(hermes_home=home, data_dir=data) as server:
+        server.wait_until_listening()
+
+    assert home.is_dir()
+    assert (data / "panel.sqlite3").is_file()
+    assert (data / "secret_key").stat().st_mode & 0o777 == 0o600
+    assert (data / "secret_key").read_text() == first_key
+
+
+def test_it_seeds_and_serves_a_demo_home(tmp_path):
+    demo = tmp_path / "demo"
+    with running_server(hermes_home=tmp_path / "unused", data_dir=tmp_path / "unused-data",
+                        extra_args=("--demo", str(demo))) as server:
+        server.wait_for_line("/accounts/first-run/")
+        server.wait_until_listening()
+
+    assert f"HERMES_HOME={demo}" in server.output
+    assert (demo / "memories" / "MEMORY.md").is_file()
+    assert (demo / "panel" / "panel.sqlite3").is_file()
+    assert not (tmp_path / "unused-data" / "panel.sqlite3").exists()
