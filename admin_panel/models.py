@@ -64,3 +64,42 @@ class HomePreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}={self.value}"
+
+
+class AuditEntry(models.Model):
+    """One change made through the panel, the API or a management command.
+
+    ``details`` never holds a secret value: secret changes are recorded as set / replaced /
+    cleared with the store that holds them.
+    """
+
+    class Kind(models.TextChoices):
+        PROVIDER_SETTINGS = "provider_settings", "Provider settings"
+        ACTIVATION = "activation", "Activation"
+        MEMORY_SETTINGS = "memory_settings", "Memory settings"
+        MEMORY_ENTRY = "memory_entry", "Memory entry"
+        APPROVAL = "approval", "Pending write"
+        REVERT = "revert", "Revert"
+
+    class Channel(models.TextChoices):
+        PANEL = "panel", "Panel"
+        API = "api", "API"
+        COMMAND = "command", "Command"
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_entries"
+    )
+    username = models.CharField(max_length=150, blank=True)
+    channel = models.CharField(max_length=10, choices=Channel.choices)
+    home = models.CharField(max_length=4096)
+    kind = models.CharField(max_length=30, choices=Kind.choices, db_index=True)
+    provider = models.CharField(max_length=64, blank=True, db_index=True)
+    summary = models.CharField(max_length=500)
+    details = models.JSONField(default=dict)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"{self.created_at:%Y-%m-%d %H:%M} {self.username or '-'} {self.summary}"

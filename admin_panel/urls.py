@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
-from django.urls import path
+from django.urls import include, path
 
 from admin_panel.views import first_run, home
 
@@ -11,4 +11,10 @@ urlpatterns = [
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/first-run/", first_run.choose_first_account, name="first_run_account"),
     path("accounts/first-run/<str:token>/", first_run.follow_sign_in_link, name="first_run_link"),
+    # One route module per area, each owned by its feature.
+    path("", include("admin_panel.routes.providers")),
+    path("", include("admin_panel.routes.memory")),
+    path("", include("admin_panel.routes.preview")),
+    path("", include("admin_panel.routes.audit")),
+    path("api/", include("admin_panel.routes.api")),
 ]

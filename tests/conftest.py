@@ -48,6 +48,24 @@ def other_user(django_user_model):
 
 
 @pytest.fixture
+def viewer(django_user_model):
+    """Persona in the viewers group: sees everything, changes nothing."""
+    from django.contrib.auth.models import Group
+
+    from admin_panel.permissions import VIEWERS_GROUP
+
+    user = django_user_model.objects.create_user(username="viewer", password=PASSWORD)
+    user.groups.add(Group.objects.get_or_create(name=VIEWERS_GROUP)[0])
+    return user
+
+
+@pytest.fixture
+def viewer_client(client, viewer):
+    client.force_login(viewer)
+    return client
+
+
+@pytest.fixture
 def owner_client(client, owner):
     client.force_login(owner)
     return client

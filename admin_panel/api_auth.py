@@ -1,0 +1,125 @@
+"""Authentication for the JSON API.
+
+Two ways in, as api.md B2 says: a panel API token in ``X-Hermes-Session-Token`` (or
+``Authorization: Bearer``), for scripts; or the browser session of a signed-in user, which must
+carry Django's CSRF token on every change. Anything else is ``401 {"detail": "Unauthorized"}``.
+Errors are always JSON: an API client never receives an HTML page.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Callable
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.middleware.csrf import CsrfViewMiddleware
+from django.utils import timezone
+from django.views.decorators.csrf import csrf_exempt
+
+from admin_panel.models import ApiToken, token_digest
+from admin_panel.permissions import can_change, can_view
+
+logger = logging.getLogger(__name__)
+
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+TOKEN_HEADER = "HTTP_X_HERMES_SESSION_TOKEN"  # noqa: S105 - a header name, not a secret
+
+
+def api_json(data: Any, status: int = 200) -> JsonResponse:
+    """JSON with non-ASCII kept literally, like the agent's own API."""
+    return JsonResponse(data, status=status, safe=False, json_dumps_params={"ensure_ascii": False})
+
+
+def api_error(detail: str, status: int, **extra: Any) -> JsonResponse:
+    return api_json({"detail": detail, **extra}, status=status)
+
+
+def presented_token(request: HttpRequest) -> str | None:
+    token = request.META.get(TOKEN_HEADER, "").strip()
+    if token:
+        return token
+    authorization = request.META.get("HTTP_AUTHORIZATION", "")
+    scheme, _, credentials = authorization.partition(" ")
+    if scheme.lower() == "bearer" and credentials.strip():
+        return credentials.strip()
+    return None
+
+
+def _user_for_token(token: str):
+    if len(token) > 200:
+        return None
+    record = (
+        ApiToken.objects.select_related("user")
+        .filter(token_digest=token_digest(token), revoked_at__isnull=True)
+        .first()
+    )
+    if record is None or not record.user.is_active:
+        return None
+    ApiToken.objects.filter(pk=record.pk).update(last_used_at=timezone.now())
+    return record.user
+
+
+class _CsrfCheck(CsrfViewMiddleware):
+    def _reject(self, request: HttpRequest, reason: str) -> HttpResponse:
+        return api_error(f"CSRF Failed: {reason}", 403)
+
+
+def _csrf_failure(request: HttpRequest) -> HttpResponse | None:
+    return _CsrfCheck(lambda r: HttpResponse()).process_view(request, None, (), {})
+
+
+View = Callable[..., HttpResponse]
+
+
+def api_endpoint(*, methods: tuple[str, ...]) -> Callable[[View], View]:
+    """Wrap an API view: method check, authentication, CSRF for sessions, roles, JSON errors."""
+
+    allowed = frozenset(methods)
+
+    def decorate(view: View) -> View:
+        @login_not_required
+        @csrf_exempt  # CSRF is enforced below for cookie sessions only; token clients have no cookie
+        @wraps(view)
+        def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            token = presented_token(request)
+            if token is not None:
+                user = _user_for_token(token)
+                via_session = False
+            else:
+                user = request.user if request.user.is_authenticated else None
+                via_session = True
+            if user is None:
+                return api_error("Unauthorized", 401)
+            if request.method not in allowed:
+                response = api_error("Method Not Allowed", 405)
+                response["Allow"] = ", ".join(sorted(allowed))
+                return response
+            unsafe = request.method not in SAFE_METHODS
+            if via_session and unsafe:
+                failure = _csrf_failure(request)
+                if failure is not None:
+                    return failure
+            if not (can_change(user) if unsafe else can_view(user)):
+                return api_error("Forbidden", 403)
+            request.user = user
+            try:
+                return view(request, *args, **kwargs)
+            except Exception:
+                logger.exception("API request failed: %s %s", request.method, request.path)
+                return api_error("Internal server error", 500)
+
+        return wrapper
+
+    return decorate
+
+
+def read_json_body(request: HttpRequest) -> Any:
+    """The parsed body, or raise ``ValueError`` with the 422 text of api.md B2."""
+    try:
+        return json.loads(request.body.decode("utf-8") or "null")
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise ValueError("Request body is not valid JSON") from None

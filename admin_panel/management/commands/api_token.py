@@ -1,0 +1,59 @@
+"""``manage.py api_token create|list|revoke``: tokens for scripts using the JSON API."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from admin_panel.models import ApiToken, token_digest
+
+
+class Command(BaseCommand):
+    help = "Create, list or revoke API tokens (sent as X-Hermes-Session-Token or Authorization: Bearer)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        sub = parser.add_subparsers(dest="action", required=True)
+        create = sub.add_parser("create", help="Create a token and print it once.")
+        create.add_argument("--user", help="Username the token acts as (default: the only superuser).")
+        create.add_argument("--name", default="script", help="A label to recognise the token by.")
+        sub.add_parser("list", help="List tokens (never their values).")
+        revoke = sub.add_parser("revoke", help="Revoke a token by its id.")
+        revoke.add_argument("id", type=int)
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        action = options["action"]
+        if action == "create":
+            user = self._user(options.get("user"))
+            token = secrets.token_urlsafe(32)
+            record = ApiToken.objects.create(name=options["name"], token_digest=token_digest(token), user=user)
+            self.stderr.write(f"Created API token {record.pk} ({record.name}) for {user.get_username()}. "
+                              "It is shown once; store it now.")
+            self.stdout.write(token)
+        elif action == "list":
+            for record in ApiToken.objects.select_related("user").order_by("pk"):
+                state = f"revoked {record.revoked_at:%Y-%m-%d}" if record.revoked_at else "active"
+                used = f"last used {record.last_used_at:%Y-%m-%d %H:%M}" if record.last_used_at else "never used"
+                self.stdout.write(f"{record.pk}\t{record.name}\t{record.user.get_username()}\t{state}\t{used}")
+        else:
+            updated = ApiToken.objects.filter(pk=options["id"], revoked_at__isnull=True).update(
+                revoked_at=timezone.now()
+            )
+            if not updated:
+                raise CommandError(f"No active API token with id {options['id']}.")
+            self.stdout.write(f"Revoked API token {options['id']}.")
+
+    def _user(self, username: str | None):
+        users = get_user_model().objects
+        if username:
+            try:
+                return users.get(username=username)
+            except users.model.DoesNotExist:
+                raise CommandError(f"No user named {username!r}.") from None
+        superusers = list(users.filter(is_superuser=True)[:2])
+        if len(superusers) != 1:
+            raise CommandError("Say which user the token acts as: --user NAME.")
+        return superusers[0]
