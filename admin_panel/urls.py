@@ -3,11 +3,11 @@ from __future__ import annotations
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from admin_panel.views import first_run, home
+from admin_panel.views import first_run, home, login
 
 urlpatterns = [
     path("", home.home, name="home"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", login.ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("accounts/first-run/", first_run.choose_first_account, name="first_run_account"),
     path("accounts/first-run/<str:token>/", first_run.follow_sign_in_link, name="first_run_link"),

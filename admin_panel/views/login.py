@@ -1,0 +1,34 @@
+"""Django's standard login form, with throttling in front of it."""
+
+from __future__ import annotations
+
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.forms import AuthenticationForm
+from django.forms.utils import ErrorDict
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+
+from admin_panel.services.login_throttle import clear_failures, is_locked_out, record_failure
+
+
+def client_address(request: HttpRequest) -> str:
+    return request.META.get("REMOTE_ADDR", "") or "unknown"
+
+
+class ThrottledLoginView(auth_views.LoginView):
+    def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
+        username = request.POST.get("username", "")[:150]
+        address = client_address(request)
+        if is_locked_out(username=username, address=address):
+            form: AuthenticationForm = self.get_form()
+            # Not validated: checking the password while locked out would defeat the lockout.
+            form.cleaned_data = {}
+            form._errors = ErrorDict()
+            form.add_error(None, _("Too many failed sign-in attempts. Wait 15 minutes, then try again."))
+            return self.render_to_response(self.get_context_data(form=form), status=429)
+        response = super().post(request, *args, **kwargs)
+        if request.user.is_authenticated:
+            clear_failures(username=username)
+        else:
+            record_failure(username=username, address=address)
+        return response
