@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_not_required
 from django.urls import include, path
+from django.views.i18n import set_language
 
 from admin_panel.views import first_run, home, login
 
@@ -9,6 +11,7 @@ urlpatterns = [
     path("", home.home, name="home"),
     path("accounts/login/", login.ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("i18n/setlang/", login_not_required(set_language), name="set_language"),
     path("accounts/first-run/", first_run.choose_first_account, name="first_run_account"),
     path("accounts/first-run/<str:token>/", first_run.follow_sign_in_link, name="first_run_link"),
     # One route module per area, each owned by its feature.

@@ -7,7 +7,8 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 pytestmark = pytest.mark.django_db
 
-PUBLIC = {"login", "first_run_account", "first_run_link"}
+# Reachable before signing in: the sign-in pages themselves and the language choice.
+PUBLIC = {"login", "first_run_account", "first_run_link", "set_language"}
 
 
 def _named_routes(resolver: URLResolver, prefix: str = "") -> list[tuple[str, str]]:
@@ -85,3 +86,11 @@ def test_it_does_not_say_whether_a_username_exists(client, owner):
 
     assert wrong_password.status_code == unknown_user.status_code == 200
     assert wrong_password.context["form"].non_field_errors() == unknown_user.context["form"].non_field_errors()
+
+
+def test_it_remembers_the_chosen_language(client, owner_client):
+    response = owner_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+
+    assert response.status_code == 302
+    assert owner_client.cookies["django_language"].value == "zh-hans"
+    assert owner_client.get("/").headers["Content-Language"] == "zh-hans"
