@@ -13,13 +13,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
+    "KINDS",
     "KIND_BOOL",
     "KIND_JSON",
     "KIND_NUMBER",
     "KIND_SECRET",
     "KIND_SELECT",
     "KIND_TEXT",
-    "KINDS",
     "STORAGES",
     "STORAGE_CONFIG_YAML",
     "STORAGE_ENV_FILE",
@@ -34,7 +34,7 @@ __all__ = [
 # Field kinds (values identical to hermes-agent 0.19.0).
 KIND_TEXT = "text"
 KIND_SELECT = "select"
-KIND_SECRET = "secret"
+KIND_SECRET = "secret"  # noqa: S105 - a kind name, not a credential
 KIND_BOOL = "bool"
 KIND_NUMBER = "number"
 KIND_JSON = "json"

@@ -1,0 +1,219 @@
+"""Declaration checks (config-schema.md §1.5): what makes a ``CONFIG_SCHEMA`` loadable.
+
+``declaration_problems`` collects every problem (the linter shows them all);
+``check_schema`` raises the first one as the loader's error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from provider_schemas.config_schema import (
+    KIND_BOOL,
+    KIND_JSON,
+    KIND_NUMBER,
+    KIND_SELECT,
+    KINDS,
+    STORAGE_CONFIG_YAML,
+    STORAGE_ENV_FILE,
+    STORAGE_JSON_FILE,
+    STORAGES,
+    ProviderConfigSchema,
+    ProviderField,
+    ProviderFieldOption,
+)
+
+ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+# Variables hermes-agent 0.19.0 refuses to write to .env; the panel never writes them either.
+ENV_WRITE_DENYLIST = frozenset(
+    {
+        "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "LD_DEBUG", "DYLD_INSERT_LIBRARIES",
+        "DYLD_LIBRARY_PATH", "DYLD_FRAMEWORK_PATH", "DYLD_FALLBACK_LIBRARY_PATH",
+        "DYLD_FALLBACK_FRAMEWORK_PATH", "PYTHONPATH", "PYTHONHOME", "PYTHONSTARTUP",
+        "PYTHONUSERBASE", "PYTHONEXECUTABLE", "PYTHONNOUSERSITE", "NODE_OPTIONS", "NODE_PATH",
+        "PATH", "SHELL", "BROWSER", "EDITOR", "VISUAL", "PAGER", "GIT_SSH_COMMAND",
+        "GIT_EXEC_PATH", "GIT_SHELL", "HERMES_HOME", "HERMES_PROFILE", "HERMES_CONFIG", "HERMES_ENV",
+    }
+)  # fmt: skip
+
+FIELD_STORAGES = ("", STORAGE_ENV_FILE)
+SCOPES = ("host", "root")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One failed declaration check. ``exc_type`` is ``"TypeError"`` or ``"ValueError"``."""
+
+    key: str | None
+    message: str
+    exc_type: str = "ValueError"
+
+
+def is_number_text(text: str) -> bool:
+    """A finite number written the way the coercion of §5.3 accepts it."""
+    from provider_schemas.values import parse_number
+
+    return parse_number(text) is not None
+
+
+def json_default_ok(text: str) -> bool:
+    try:
+        value = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, (dict, list))
+
+
+def _reject_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _is_str_map(value: object) -> bool:
+    return isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+
+
+def _str_tuple(value: object) -> bool:
+    return isinstance(value, (tuple, list)) and all(isinstance(v, str) for v in value)
+
+
+def _field_problems(f: ProviderField, earlier: set[str], all_keys: set[str], schema_storage: str) -> list[Problem]:
+    where = f"field {f.key!r}"
+    out: list[Problem] = []
+
+    def bad(message: str, exc_type: str = "ValueError") -> None:
+        out.append(Problem(f.key, f"{where}: {message}", exc_type))
+
+    if not isinstance(f.label, str):
+        bad("label must be a string", "TypeError")
+    if f.kind not in KINDS:
+        bad(f"unknown kind {f.kind!r} (expected one of {', '.join(KINDS)})")
+    if f.scope not in SCOPES:
+        bad(f"scope must be 'host' or 'root', got {f.scope!r}")
+    if f.storage not in FIELD_STORAGES:
+        bad(f"field storage must be '' or 'env_file', got {f.storage!r}")
+    if not isinstance(f.default, str):
+        bad(f"default must be a string, got {type(f.default).__name__}", "TypeError")
+        return out
+    for attr in ("aliases", "env_fallbacks", "env_overrides", "seed_env", "required_unless"):
+        if not _str_tuple(getattr(f, attr)):
+            bad(f"{attr} must be a tuple of strings", "TypeError")
+    if not isinstance(f.options, (tuple, list)) or not all(isinstance(o, ProviderFieldOption) for o in f.options):
+        bad("options must be a tuple of ProviderFieldOption", "TypeError")
+        return out
+    if f.env_key is not None and not isinstance(f.env_key, str):
+        bad("env_key must be a string or None", "TypeError")
+        return out
+    if out:
+        return out
+
+    if f.kind == KIND_SELECT:
+        values = [o.value for o in f.options]
+        if not values:
+            bad("a select needs at least one option")
+        elif len(set(values)) != len(values):
+            dupes = sorted({v for v in values if values.count(v) > 1})
+            bad(f"duplicate option value {dupes[0]!r}")
+        if f.default and values and f.default not in values:
+            bad(f"default {f.default!r} is not one of the options")
+    elif f.kind == KIND_BOOL:
+        if f.default not in ("", "true", "false"):
+            bad(f"default {f.default!r} must be '', 'true' or 'false'")
+    elif f.kind == KIND_NUMBER and f.default and not is_number_text(f.default):
+        bad(f"default {f.default!r} is not a finite number")
+    elif f.kind == KIND_JSON and f.default and not json_default_ok(f.default):
+        bad(f"default {f.default!r} is not a JSON object or array")
+
+    effective_storage = f.storage or schema_storage
+    if effective_storage == STORAGE_ENV_FILE and not f.is_secret and not f.env_key:
+        bad("a field stored in .env needs env_key")
+
+    names: list[tuple[str, str]] = []
+    if f.env_key:
+        names.append(("env_key", f.env_key))
+    for attr in ("env_fallbacks", "env_overrides", "seed_env"):
+        names.extend((attr, n) for n in getattr(f, attr))
+    for attr, name in names:
+        if not ENV_NAME_RE.fullmatch(name):
+            bad(f"{attr} {name!r} is not a valid variable name")
+    if f.env_key and f.env_key in ENV_WRITE_DENYLIST:
+        bad(f"env_key {f.env_key!r} is a variable the panel must never write")
+
+    for attr in ("when", "required_when"):
+        cond = getattr(f, attr)
+        if cond is None:
+            continue
+        if not _is_str_map(cond):
+            bad(f"{attr} must map field keys to strings", "TypeError")
+            continue
+        for key in cond:
+            if key == f.key:
+                bad(f"{attr} cannot refer to the field itself")
+            elif key not in earlier:
+                bad(f"{attr} refers to {key!r}, which is not a field declared earlier")
+    for key in f.required_unless:
+        if key not in all_keys:
+            bad(f"required_unless refers to unknown field {key!r}")
+    return out
+
+
+def declaration_problems(schema: object, *, expected_name: str | None = None) -> list[Problem]:
+    """Every declaration problem of ``schema``, in declaration order."""
+    if not isinstance(schema, ProviderConfigSchema):
+        return [
+            Problem(
+                None,
+                f"CONFIG_SCHEMA must be a ProviderConfigSchema, got {type(schema).__name__}",
+                "TypeError",
+            )
+        ]
+    out: list[Problem] = []
+    if not isinstance(schema.name, str) or not schema.name:
+        out.append(Problem(None, "name must be a non-empty string", "TypeError"))
+    elif expected_name is not None and schema.name != expected_name:
+        out.append(Problem(None, f"name {schema.name!r} does not match the provider directory {expected_name!r}"))
+    if not isinstance(schema.label, str):
+        out.append(Problem(None, "label must be a string", "TypeError"))
+    if schema.storage not in STORAGES:
+        out.append(Problem(None, f"unknown storage {schema.storage!r} (expected one of {', '.join(STORAGES)})"))
+    elif schema.storage == STORAGE_JSON_FILE:
+        path = schema.storage_path
+        parts = path.replace("\\", "/").split("/") if isinstance(path, str) else []
+        if not path or path.startswith(("/", "~")) or ".." in parts or re.match(r"^[A-Za-z]:", path):
+            out.append(Problem(None, f"json_file storage needs a relative storage_path without '..', got {path!r}"))
+    elif schema.storage == STORAGE_CONFIG_YAML:
+        path = schema.storage_path
+        if not isinstance(path, str) or not path or any(not seg for seg in path.split(".")):
+            out.append(Problem(None, f"config_yaml storage needs a dotted storage_path, got {path!r}"))
+    if not _str_tuple(schema.storage_fallbacks):
+        out.append(Problem(None, "storage_fallbacks must be a tuple of strings", "TypeError"))
+    if not isinstance(schema.fields, (tuple, list)):
+        out.append(Problem(None, "fields must be a tuple of ProviderField", "TypeError"))
+        return out
+    seen: set[str] = set()
+    all_keys = {f.key for f in schema.fields if isinstance(f, ProviderField) and isinstance(f.key, str)}
+    for index, f in enumerate(schema.fields):
+        if not isinstance(f, ProviderField):
+            out.append(Problem(None, f"fields[{index}] must be a ProviderField, got {type(f).__name__}", "TypeError"))
+            continue
+        if not isinstance(f.key, str) or not f.key:
+            out.append(Problem(None, f"fields[{index}]: key must be a non-empty string"))
+            continue
+        if f.key in seen:
+            out.append(Problem(f.key, f"field {f.key!r}: duplicate key"))
+            continue
+        out.extend(_field_problems(f, seen, all_keys, schema.storage))
+        seen.add(f.key)
+    return out
+
+
+def check_schema(schema: object, *, expected_name: str | None = None) -> ProviderConfigSchema:
+    """Raise ``TypeError``/``ValueError`` for the first declaration problem, else return the schema."""
+    problems = declaration_problems(schema, expected_name=expected_name)
+    if problems:
+        first = problems[0]
+        raise (TypeError if first.exc_type == "TypeError" else ValueError)(first.message)
+    assert isinstance(schema, ProviderConfigSchema)
+    return schema

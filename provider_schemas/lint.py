@@ -1,0 +1,229 @@
+"""Lint a provider schema: the declaration checks plus advice for schema authors.
+
+Findings carry a severity (``error`` makes ``schema check`` exit 1), the field key, a message and
+the source line of the ``ProviderField(...)`` call, found with ``ast`` (the file is parsed, and
+executed only through the loader).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from provider_schemas.checks import declaration_problems
+from provider_schemas.config_schema import (
+    KIND_BOOL,
+    KIND_NUMBER,
+    KIND_SECRET,
+    KIND_SELECT,
+    KINDS,
+    ProviderConfigSchema,
+    ProviderField,
+)
+from provider_schemas.errors import SchemaLoadError
+from provider_schemas.loader import read_source, run_schema_code
+from provider_schemas.values import parse_number
+
+SECRET_WORDS = frozenset({"key", "apikey", "token", "password", "passwd", "secret"})
+
+
+@dataclass(frozen=True)
+class LintFinding:
+    severity: str  # "error" | "warning"
+    key: str | None
+    message: str
+    line: int | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return {"severity": self.severity, "key": self.key, "message": self.message, "line": self.line}
+
+    def __str__(self) -> str:
+        where = f"line {self.line}: " if self.line else ""
+        return f"{self.severity}: {where}{self.message}"
+
+
+def _call_name(node: ast.Call) -> str | None:
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def field_lines(source: str | ast.Module) -> dict[str, list[int]]:
+    """Field key → lines of the ``ProviderField(...)`` calls declaring it, in source order."""
+    tree = ast.parse(source) if isinstance(source, str) else source
+    found: dict[str, list[int]] = {}
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call) or _call_name(node) != "ProviderField":
+            continue
+        key_node: ast.expr | None = node.args[0] if node.args else None
+        for kw in node.keywords:
+            if kw.arg == "key":
+                key_node = kw.value
+        if isinstance(key_node, ast.Constant) and isinstance(key_node.value, str):
+            found.setdefault(key_node.value, []).append(node.lineno)
+    for lines in found.values():
+        lines.sort()
+    return found
+
+
+def _words(key: str) -> set[str]:
+    spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
+    return {w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w}
+
+
+def _possible_values(f: ProviderField) -> set[str] | None:
+    """The edited strings a controlling field can take, or None when unbounded."""
+    if f.kind == KIND_SELECT:
+        return f.allowed_values()
+    if f.kind == KIND_BOOL:
+        return {"true", "false"}
+    if f.kind == KIND_SECRET:
+        return {""}
+    return None
+
+
+def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
+    out: list[LintFinding] = []
+    by_key = {f.key: f for f in schema.fields if isinstance(f, ProviderField)}
+    writers: dict[str, str] = {}
+    readers: dict[str, str] = {}
+    for f in schema.fields:
+        if not isinstance(f, ProviderField):
+            continue
+        if isinstance(f.label, str) and not f.label.strip():
+            out.append(LintFinding("warning", f.key, f"field {f.key!r}: empty label"))
+        if f.is_secret and not f.env_key:
+            out.append(
+                LintFinding(
+                    "warning",
+                    f.key,
+                    f"field {f.key!r}: a secret without env_key cannot be stored by the panel",
+                )
+            )
+        if not f.is_secret and f.kind in KINDS and _words(f.key) & SECRET_WORDS:
+            out.append(
+                LintFinding(
+                    "warning",
+                    f.key,
+                    f"field {f.key!r}: the key looks like a credential but the kind is {f.kind!r}; "
+                    "use kind 'secret' so the value is never shown",
+                )
+            )
+        if f.kind == KIND_NUMBER and f.default and parse_number(f.default) is None:
+            pass  # reported by the declaration checks
+        for attr in ("when", "required_when"):
+            cond = getattr(f, attr)
+            if not isinstance(cond, dict):
+                continue
+            for ctl_key, expected in cond.items():
+                ctl = by_key.get(ctl_key)
+                if ctl is None or not isinstance(expected, str):
+                    continue
+                possible = _possible_values(ctl)
+                if possible is not None and expected not in possible:
+                    out.append(
+                        LintFinding(
+                            "error",
+                            f.key,
+                            f"field {f.key!r}: {attr} expects {ctl_key!r} to be {expected!r}, "
+                            f"a value that field cannot take",
+                        )
+                    )
+                elif ctl.kind == KIND_NUMBER and parse_number(expected) is None:
+                    out.append(
+                        LintFinding(
+                            "error",
+                            f.key,
+                            f"field {f.key!r}: {attr} expects number field {ctl_key!r} to be {expected!r}",
+                        )
+                    )
+        if f.env_key:
+            other = writers.get(f.env_key)
+            if other is not None:
+                out.append(
+                    LintFinding(
+                        "error",
+                        f.key,
+                        f"field {f.key!r}: env var {f.env_key} is also the env_key of field {other!r}",
+                    )
+                )
+            else:
+                writers[f.env_key] = f.key
+        for name in (*f.env_fallbacks, *f.env_overrides, *f.seed_env):
+            if not isinstance(name, str):
+                continue
+            owner = readers.get(name)
+            if owner is not None and owner != f.key:
+                out.append(
+                    LintFinding("warning", f.key, f"field {f.key!r}: env var {name} is also read by field {owner!r}")
+                )
+            readers.setdefault(name, f.key)
+    for name, reader in readers.items():
+        writer = writers.get(name)
+        if writer is not None and writer != reader:
+            out.append(
+                LintFinding(
+                    "warning",
+                    reader,
+                    f"field {reader!r}: env var {name} is the env_key of field {writer!r}",
+                )
+            )
+    return out
+
+
+def lint(
+    schema_or_path: ProviderConfigSchema | str | os.PathLike[str], *, name: str | None = None
+) -> list[LintFinding]:
+    """All findings for a schema object or a schema file, sorted by line.
+
+    For a file the expected provider name is the directory name unless ``name`` is given; a file
+    that does not load gives a single error finding with the load error's line.
+    """
+    lines: dict[str, list[int]] = {}
+    if isinstance(schema_or_path, ProviderConfigSchema):
+        schema: object = schema_or_path
+        expected = name
+    else:
+        path = Path(schema_or_path)
+        real = Path(os.path.realpath(path))
+        expected = name if name is not None else real.parent.name
+        try:
+            # Parse once: the same tree gives the field lines and the code to run.
+            source, _stat = read_source(real, display=str(path))
+            try:
+                tree: bytes | ast.Module = ast.parse(source, filename=str(real))
+            except (SyntaxError, ValueError):
+                tree = source  # run_schema_code reports the error with its line
+            schema = run_schema_code(tree, filename=str(real), name=expected, display=str(path))
+        except SchemaLoadError as exc:
+            return [LintFinding("error", None, f"{exc.type}: {exc.message}", exc.line)]
+        lines = field_lines(tree) if isinstance(tree, ast.Module) else {}
+    findings = [LintFinding("error", p.key, p.message) for p in declaration_problems(schema, expected_name=expected)]
+    if isinstance(schema, ProviderConfigSchema):
+        findings.extend(_advice(schema))
+    seen_count: dict[str, int] = {}
+    located: list[LintFinding] = []
+    for finding in findings:
+        line = None
+        if finding.key is not None and finding.key in lines:
+            candidates = lines[finding.key]
+            if "duplicate key" in finding.message:
+                # The n-th duplicate points at the (n+1)-th declaration.
+                seen_count[finding.key] = seen_count.get(finding.key, 0) + 1
+                index = min(seen_count[finding.key], len(candidates) - 1)
+                line = candidates[index]
+            else:
+                line = candidates[0]
+        located.append(LintFinding(finding.severity, finding.key, finding.message, line))
+    located.sort(key=lambda f: (f.line is None, f.line or 0, f.severity != "error"))
+    return located
+
+
+def has_errors(findings: list[LintFinding]) -> bool:
+    return any(f.severity == "error" for f in findings)

@@ -1,0 +1,179 @@
+"""Load a provider's ``config_schema.py`` by file path (config-schema.md §2).
+
+The file is compiled and executed as a fresh module that is never added to ``sys.modules``; the
+provider's package (``__init__.py``) is never imported. While it runs, the import name
+``plugins.memory.config_schema`` resolves to our declaration module so files written for
+hermes-agent load unchanged. Successful loads are cached on (resolved path, mtime_ns, size), so an
+edited file is picked up on the next call; failures are never cached.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import threading
+import types
+from dataclasses import dataclass
+from pathlib import Path
+
+from provider_schemas import config_schema as declaration_module
+from provider_schemas.checks import check_schema
+from provider_schemas.config_schema import ProviderConfigSchema
+from provider_schemas.errors import SchemaLoadError
+
+MODULE_PREFIX = "_hermes_memory_config_schema"
+_ALIAS_NAMES = ("plugins", "plugins.memory", "plugins.memory.config_schema")
+_MISSING = object()
+
+# One lock for the sys.modules swap (process-wide state) and the cache.
+_import_lock = threading.RLock()
+_cache: dict[str, tuple[int, int, ProviderConfigSchema]] = {}
+
+
+@dataclass(frozen=True)
+class CacheStats:
+    entries: int
+    hits: int
+    loads: int
+
+
+_stats = {"hits": 0, "loads": 0}
+
+
+def cache_stats() -> CacheStats:
+    with _import_lock:
+        return CacheStats(entries=len(_cache), hits=_stats["hits"], loads=_stats["loads"])
+
+
+def clear_schema_cache() -> None:
+    with _import_lock:
+        _cache.clear()
+
+
+def _alias_modules() -> dict[str, types.ModuleType]:
+    plugins = types.ModuleType("plugins")
+    plugins.__path__ = []  # empty search path: nothing else under plugins.* can be imported
+    memory = types.ModuleType("plugins.memory")
+    memory.__path__ = []
+    memory.config_schema = declaration_module  # type: ignore[attr-defined]
+    plugins.memory = memory  # type: ignore[attr-defined]
+    return {"plugins": plugins, "plugins.memory": memory, "plugins.memory.config_schema": declaration_module}
+
+
+def _error_line(exc: BaseException, filename: str) -> int | None:
+    if isinstance(exc, SyntaxError) and exc.filename in (filename, None):
+        return exc.lineno
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def _check_line(path: Path, message: str) -> int | None:
+    """The line of the field a declaration-check message names ("field 'x': ..."), if found."""
+    from provider_schemas.lint import field_lines
+
+    if not message.startswith("field '"):
+        return None
+    key = message[len("field '") :].split("'", 1)[0]
+    try:
+        lines = field_lines(path.read_text(encoding="utf-8-sig"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    found = lines.get(key)
+    return found[-1] if found else None
+
+
+def read_source(path: Path, *, display: str) -> tuple[bytes, os.stat_result]:
+    """The file's bytes and the stat of the same open file (so a cache key describes exactly the
+    bytes executed). Raises ``SchemaLoadError``."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(), os.fstat(handle.fileno())
+    except OSError as exc:
+        raise SchemaLoadError(
+            type=type(exc).__name__, message=exc.strerror or str(exc), line=None, path=display
+        ) from None
+
+
+def _compile(source: bytes | ast.Module, filename: str, display: str) -> types.CodeType:
+    try:
+        return compile(source, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        raise SchemaLoadError(
+            type=type(exc).__name__, message=str(exc), line=_error_line(exc, filename), path=display
+        ) from None
+
+
+def run_schema_code(source: bytes | ast.Module, *, filename: str, name: str, display: str) -> object:
+    """Execute schema source (bytes or an already parsed tree) as a fresh module and return its
+    ``CONFIG_SCHEMA`` unchecked. Raises ``SchemaLoadError``."""
+    code = _compile(source, filename, display)
+    module = types.ModuleType(f"{MODULE_PREFIX}.{name}")
+    module.__file__ = filename
+    with _import_lock:
+        saved = {key: sys.modules.get(key, _MISSING) for key in _ALIAS_NAMES}
+        sys.modules.update(_alias_modules())
+        try:
+            exec(code, module.__dict__)  # noqa: S102 - a schema file is Python by definition
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:
+            raise SchemaLoadError(
+                type=type(exc).__name__, message=str(exc), line=_error_line(exc, filename), path=display
+            ) from None
+        finally:
+            for key, value in saved.items():
+                if value is _MISSING:
+                    sys.modules.pop(key, None)
+                else:
+                    sys.modules[key] = value  # type: ignore[assignment]
+    return module.__dict__.get("CONFIG_SCHEMA")
+
+
+def _execute(path: Path, *, name: str, display: str) -> tuple[object, os.stat_result]:
+    source, st = read_source(path, display=display)
+    return run_schema_code(source, filename=str(path), name=name, display=display), st
+
+
+def load_schema(
+    path: str | os.PathLike[str], *, name: str | None = None, display_path: str | None = None
+) -> ProviderConfigSchema:
+    """Load and check one schema file; cached while the file is unchanged.
+
+    ``name`` is the provider name the schema must declare (default: the name of the directory
+    holding the file). ``display_path`` is how the file is named in errors (default: as given).
+    Raises ``SchemaLoadError`` (never cached: the next call tries again).
+    """
+    raw = Path(path)
+    resolved = Path(os.path.realpath(raw))
+    expected = name if name is not None else resolved.parent.name
+    display = display_path if display_path is not None else str(raw)
+    try:
+        st = os.stat(resolved)
+    except OSError as exc:
+        raise SchemaLoadError(
+            type=type(exc).__name__, message=exc.strerror or str(exc), line=None, path=display
+        ) from None
+    key = str(resolved)
+    with _import_lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
+            _stats["hits"] += 1
+            return hit[2]
+    obj, exec_stat = _execute(resolved, name=expected, display=display)
+    try:
+        schema = check_schema(obj, expected_name=expected)
+    except Exception as exc:
+        raise SchemaLoadError(
+            type=type(exc).__name__, message=str(exc), line=_check_line(resolved, str(exc)), path=display
+        ) from None
+    with _import_lock:
+        _stats["loads"] += 1
+        # One entry per path: an older version of the file is dropped.
+        _cache[key] = (exec_stat.st_mtime_ns, exec_stat.st_size, schema)
+    return schema

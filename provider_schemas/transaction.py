@@ -1,0 +1,155 @@
+"""All-or-nothing commit of file writes and keyring operations (config-schema.md §7.7).
+
+1. every new file content is written to a temporary file beside its target and fsynced;
+2. each file's current bytes are checked against what the plan was computed from;
+3. the temporaries are renamed over their targets one by one, then keyring operations run;
+4. on any failure the replaced files are restored from their old bytes (or removed when they did
+   not exist), keyring entries are put back, leftover temporaries and created directories are
+   removed, and ``SaveFailed`` is raised.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from provider_schemas.errors import ConflictError, SaveFailed, SecretStoreUnavailable
+from provider_schemas.secret_stores.keyring_store import KeyringStore
+
+
+@dataclass
+class FileWrite:
+    """``target`` is the real file (symlinks resolved); ``old`` its bytes when planned (None: absent)."""
+
+    target: Path
+    label: str
+    new: bytes
+    old: bytes | None
+    mode: int
+    old_mode: int | None = None  # restored on rollback
+
+
+@dataclass
+class KeyringOp:
+    name: str
+    value: str | None = field(repr=False)  # None deletes
+
+
+def _current_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def _write_temp(target: Path, data: bytes, mode: int) -> Path:
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            os.fchmod(handle.fileno(), mode)
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    return Path(tmp)
+
+
+def _fsync_dir(path: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _make_parents(target: Path, created: list[Path]) -> None:
+    missing: list[Path] = []
+    parent = target.parent
+    while not parent.exists():
+        missing.append(parent)
+        parent = parent.parent
+    for directory in reversed(missing):
+        directory.mkdir(mode=0o700)
+        created.append(directory)
+
+
+def commit(writes: list[FileWrite], keyring_ops: list[KeyringOp], keyring: KeyringStore | None) -> None:
+    """Apply everything or nothing. Raises ``ConflictError`` (a file changed since it was read;
+    nothing written), ``SecretStoreUnavailable`` (keyring failed; rolled back) or ``SaveFailed``."""
+    for w in writes:
+        if _current_bytes(w.target) != w.old:
+            raise ConflictError([f"{w.label} changed while saving"])
+    created_dirs: list[Path] = []
+    temps: dict[Path, Path] = {}
+    replaced: list[FileWrite] = []
+    keyring_done: list[tuple[str, str | None]] = []
+    try:
+        for w in writes:
+            _make_parents(w.target, created_dirs)
+            temps[w.target] = _write_temp(w.target, w.new, w.mode)
+        for w in writes:
+            os.replace(temps[w.target], w.target)
+            del temps[w.target]
+            replaced.append(w)
+            _fsync_dir(w.target.parent)
+        if keyring_ops:
+            assert keyring is not None
+            for op in keyring_ops:
+                previous = keyring.get(op.name)
+                if op.value is None:
+                    keyring.delete(op.name)
+                else:
+                    keyring.set(op.name, op.value)
+                keyring_done.append((op.name, previous))
+    except BaseException as exc:
+        problems = _rollback(replaced, keyring_done, keyring, temps, created_dirs)
+        if isinstance(exc, SecretStoreUnavailable) and not problems:
+            raise
+        detail = f"{type(exc).__name__} while saving; every change was rolled back"
+        if problems:
+            detail = f"{type(exc).__name__} while saving; rollback incomplete: " + "; ".join(problems)
+        if isinstance(exc, (KeyboardInterrupt, SystemExit)):
+            raise
+        raise SaveFailed(detail) from exc
+
+
+def _rollback(
+    replaced: list[FileWrite],
+    keyring_done: list[tuple[str, str | None]],
+    keyring: KeyringStore | None,
+    temps: dict[Path, Path],
+    created_dirs: list[Path],
+) -> list[str]:
+    problems: list[str] = []
+    for name, previous in reversed(keyring_done):
+        try:
+            assert keyring is not None
+            if previous is None:
+                keyring.delete(name)
+            else:
+                keyring.set(name, previous)
+        except Exception:
+            problems.append(f"keyring entry {name}")
+    for w in reversed(replaced):
+        try:
+            if w.old is None:
+                os.unlink(w.target)
+            else:
+                tmp = _write_temp(w.target, w.old, w.old_mode if w.old_mode is not None else w.mode)
+                os.replace(tmp, w.target)
+        except Exception:
+            problems.append(w.label)
+    for tmp in temps.values():
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    for directory in reversed(created_dirs):
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+    return problems

@@ -1,0 +1,203 @@
+"""Values of fields: input normalisation, per-kind coercion and validation, the edited-string
+form, and ``when`` visibility (config-schema.md §4.2, §4.5, §5.1, §5.3). Pure functions."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from provider_schemas.config_schema import (
+    KIND_BOOL,
+    KIND_JSON,
+    KIND_NUMBER,
+    KIND_SECRET,
+    KIND_SELECT,
+    STORAGE_ENV_FILE,
+    ProviderField,
+)
+
+TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
+FALSE_WORDS = frozenset({"false", "0", "no", "off"})
+_INT_RE = re.compile(r"[+-]?[0-9]+")
+# ASCII only: float() would also take "1_000", "١٢" and "infinity".
+_FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+
+
+class FieldError(ValueError):
+    """A submitted value is invalid; the message is the per-field text of api.md B5."""
+
+
+@dataclass(frozen=True)
+class Coerced:
+    """Outcome of coercing one submitted value: ``action`` is ``"set"`` (``value`` is native),
+    ``"clear"`` or ``"keep"`` (secrets only)."""
+
+    action: str
+    value: Any = None
+
+
+def normalise_input(value: Any) -> str:
+    """§5.1: any JSON value as the string the coercion works on."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value)
+    if isinstance(value, str):
+        return value
+    return str(value)
+
+
+def parse_number(text: str) -> int | float | None:
+    """A finite int or float per §5.3, or None. Integral floats become ints (``"1e3"`` → 1000)."""
+    text = text.strip()
+    if _INT_RE.fullmatch(text):
+        return int(text)
+    if not _FLOAT_RE.fullmatch(text):
+        return None
+    try:
+        number = float(text)
+    except (ValueError, OverflowError):
+        return None
+    if not math.isfinite(number):
+        return None
+    if number.is_integer():
+        return int(number)
+    return number
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def parse_json_text(text: str) -> Any:
+    """Parse strict JSON (no NaN/Infinity). Raises ValueError."""
+    return json.loads(text, parse_constant=_reject_constant)
+
+
+def has_line_break(text: str) -> bool:
+    return "\n" in text or "\r" in text
+
+
+def field_storage(field: ProviderField, schema_storage: str) -> str:
+    return field.storage or schema_storage
+
+
+def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None = None) -> Coerced:
+    """Validate and convert one submitted value (§5.3, §6.1).
+
+    ``storage`` is the field's effective storage kind; ``current`` the edited string of the value
+    stored now (a select may keep a stored value that is not among its options). Raises
+    ``FieldError``.
+    """
+    key = field.key
+    text = normalise_input(raw).strip()
+    if "\x00" in text:
+        raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+    if field.kind == KIND_SECRET:
+        if not text:
+            return Coerced("keep")
+        if has_line_break(text):
+            raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+        return Coerced("set", text)
+    if field.kind == KIND_BOOL:
+        lowered = text.lower()
+        if lowered in TRUE_WORDS:
+            return Coerced("set", True)
+        if lowered in FALSE_WORDS:
+            return Coerced("set", False)
+        raise FieldError(f"Invalid boolean for '{key}'")
+    if field.kind == KIND_SELECT:
+        if not text:
+            return Coerced("set", field.default) if field.default else Coerced("clear")
+        if text in field.allowed_values() or (current is not None and text == current):
+            return Coerced("set", text)
+        raise FieldError(f"Invalid value for '{key}'")
+    if field.kind == KIND_NUMBER:
+        if not text:
+            return Coerced("clear")
+        number = parse_number(text)
+        if number is None:
+            raise FieldError(f"Invalid number for '{key}'")
+        return Coerced("set", number)
+    if field.kind == KIND_JSON:
+        if not text:
+            return Coerced("clear")
+        try:
+            value = parse_json_text(text)
+        except (ValueError, RecursionError):
+            raise FieldError(f"Invalid JSON for '{key}'") from None
+        if not isinstance(value, (dict, list)):
+            raise FieldError(f"'{key}' must be a JSON object or array")
+        return Coerced("set", value)
+    # text (and any kind the checks let through as text)
+    if not text:
+        return Coerced("clear")
+    if storage == STORAGE_ENV_FILE and has_line_break(text):
+        raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+    return Coerced("set", text)
+
+
+def truthy(value: Any) -> bool:
+    """How the plugins read a bool that may be stored as a string or number."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value != 0
+    if isinstance(value, str):
+        return value.strip().lower() in TRUE_WORDS
+    return bool(value)
+
+
+def to_plain(value: Any) -> Any:
+    """Round-trip YAML containers and scalars as plain Python (dict, list, str, int, float, bool)."""
+    if isinstance(value, Mapping):
+        return {str(k): to_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [to_plain(v) for v in value]
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return int(value)
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, str):
+        return str(value)
+    return value
+
+
+def to_edit_string(field: ProviderField, value: Any) -> str:
+    """§4.2: the string shown in the form for a stored/env value (None → the default)."""
+    if value is None:
+        return field.default
+    value = to_plain(value)
+    if field.kind == KIND_BOOL:
+        return "true" if truthy(value) else "false"
+    if field.kind == KIND_JSON and isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def to_env_text(value: Any) -> str:
+    """A native value as the text of a ``.env`` variable (bools ``true``/``false``, §7.5)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (dict, list)):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def when_matches(condition: Mapping[str, str] | None, effective: Mapping[str, str]) -> bool:
+    """True when every key's effective value equals the expected string (AND; exact match)."""
+    if not condition:
+        return True
+    return all(effective.get(key) == expected for key, expected in condition.items())
