@@ -15,6 +15,7 @@ from functools import wraps
 from typing import Any
 
 from django.contrib.auth.decorators import login_not_required
+from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
@@ -120,6 +121,11 @@ def api_endpoint(*, methods: tuple[str, ...]) -> Callable[[View], View]:
 def read_json_body(request: HttpRequest) -> Any:
     """The parsed body, or raise ``ValueError`` with the 422 text of api.md B2."""
     try:
-        return json.loads(request.body.decode("utf-8") or "null")
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        body = request.body
+    except RequestDataTooBig:
+        raise ValueError("Request body is too large") from None
+    try:
+        return json.loads(body.decode("utf-8") or "null")
+    # ValueError also covers integers with more digits than Python converts; RecursionError absurd nesting.
+    except (ValueError, RecursionError):
         raise ValueError("Request body is not valid JSON") from None

@@ -17,7 +17,10 @@ _NAV_ITEMS = (
 
 
 def navigation(request: HttpRequest) -> dict[str, object]:
-    if not request.user.is_authenticated:
+    # Error pages can render before AuthenticationMiddleware ran (a bad Host header is refused by
+    # CommonMiddleware first): no user means no navigation, not a crash into a 500.
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
         return {"nav_items": []}
     items = []
     for url_name, label in _NAV_ITEMS:
@@ -27,6 +30,6 @@ def navigation(request: HttpRequest) -> dict[str, object]:
             continue
         items.append({"url": url, "label": label, "current": request.path.startswith(url)})
     context: dict[str, object] = {"nav_items": items}
-    if request.user.is_authenticated:
+    if user.is_authenticated:
         context["hermes_home_display"] = str(hermes_home())
     return context

@@ -124,3 +124,9 @@ def seed_demo_home(home: Path) -> None:
             "5e1f0c2a", content="Deploys go to Ubuntu 24.04 hosts since March.", created_at=time.time() - 3600
         )
         _write(pending / f"{record['id']}.json", json.dumps(record, indent=2, ensure_ascii=False))
+    from admin_panel.demo_memory import seed_demo_memory
+
+    seed_demo_memory(home)
+    from admin_panel.demo_providers import seed_demo_providers
+
+    seed_demo_providers(home)

@@ -101,7 +101,13 @@ DATABASES = {
     "default": {
         "ENGINE": "django.db.backends.sqlite3",
         "NAME": PANEL_DATA_DIR / "panel.sqlite3",
-        "OPTIONS": {"timeout": 20},
+        # WAL: readers never wait for the writer; synchronous=NORMAL is durable in WAL mode except
+        # for the last commits on power loss, which for audit rows and sessions is acceptable.
+        "OPTIONS": {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        },
     }
 }
 
@@ -130,6 +136,10 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+# Sessions are read on every request (the live view polls twice a second): keep them in the
+# process cache, backed by the database.
+SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
 
 # Cookies and headers. HttpOnly CSRF cookie: pages carry the token in the form or in the
 # hx-headers attribute of <body>, never read from JavaScript.

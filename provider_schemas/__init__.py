@@ -53,7 +53,15 @@ from provider_schemas.payload import (
     schema_error_payload,
     validation_error_payload,
 )
-from provider_schemas.planning import Change, SavePlan, SaveResult, commit_save, plan_save, save_provider
+from provider_schemas.planning import (
+    Change,
+    SavePlan,
+    SaveResult,
+    commit_save,
+    plan_save,
+    prospective_visibility,
+    save_provider,
+)
 from provider_schemas.secret_stores import SECRET_STORES, keyring_service
 from provider_schemas.secret_stores.environment import keyring_environment
 from provider_schemas.state import FieldState, Notice, ProviderState, StorageInfo, active_provider, read_provider
@@ -111,6 +119,7 @@ __all__ = [
     "plan_save",
     "profile_home",
     "profile_name",
+    "prospective_visibility",
     "provider_config_payload",
     "provider_list_payload",
     "provider_states",

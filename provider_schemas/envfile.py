@@ -86,21 +86,23 @@ def _decode_single(text: str) -> str:
     return re.sub(r"\\([\\'])", lambda m: m.group(1), text)
 
 
-def _line_start(text: str, pos: int) -> int:
-    cut = max(text.rfind("\n", 0, pos), text.rfind("\r", 0, pos))
-    return cut + 1
+def _line_start(text: str, pos: int, floor: int = 0) -> int:
+    """Start of the line holding ``pos``; ``floor`` is a known line start at or before it (searching
+    only from there keeps parsing linear: a search from 0 made large files take minutes)."""
+    cut = max(text.rfind("\n", floor, pos), text.rfind("\r", floor, pos))
+    return cut + 1 if cut >= 0 else floor
 
 
 def parse(text: str) -> list[Binding]:
     """All statements of ``text`` in order (comments and unparseable lines have ``key=None``)."""
     out: list[Binding] = []
-    pos = 0
+    pos = line_floor = 0
     n = len(text)
     while pos < n:
         pos = _WS_RE.match(text, pos).end()  # type: ignore[union-attr]
         if pos >= n:
             break
-        start = _line_start(text, pos)
+        start = _line_start(text, pos, line_floor)
         key: str | None = None
         value: str | None = None
         cur = pos
@@ -151,7 +153,7 @@ def parse(text: str) -> list[Binding]:
             key, value = None, None
             cur = _REST_RE.match(text, cur).end()  # type: ignore[union-attr]
         out.append(Binding(key, value, start, cur))
-        pos = cur
+        pos = line_floor = cur
     return out
 
 

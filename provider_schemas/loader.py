@@ -13,6 +13,7 @@ import ast
 import os
 import sys
 import threading
+import time
 import types
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,29 @@ from provider_schemas.errors import SchemaLoadError
 MODULE_PREFIX = "_hermes_memory_config_schema"
 _ALIAS_NAMES = ("plugins", "plugins.memory", "plugins.memory.config_schema")
 _MISSING = object()
+# A schema is a few kilobytes of data that runs in milliseconds. Anything far beyond that is a
+# mistake or hostile, and must not hang the panel: bigger files are refused unread, and Python code
+# still running after the time limit is stopped (an endless loop; C calls such as sleep() are not
+# interruptible this way).
+MAX_SCHEMA_FILE_BYTES = 1024 * 1024
+LOAD_TIME_LIMIT_SECONDS = 5.0
+
+
+class _LoadTimeout(BaseException):
+    """Raised inside a schema's code once its time is up (a BaseException: ``except Exception`` in
+    the schema cannot swallow it)."""
+
+
+class _Deadline:
+    """A trace function stopping the traced code after ``seconds``."""
+
+    def __init__(self, seconds: float) -> None:
+        self.until = time.monotonic() + seconds
+
+    def __call__(self, frame: types.FrameType, event: str, arg: object) -> _Deadline:
+        if time.monotonic() > self.until:
+            raise _LoadTimeout
+        return self
 
 # One lock for the sys.modules swap (process-wide state) and the cache.
 _import_lock = threading.RLock()
@@ -93,11 +117,20 @@ def read_source(path: Path, *, display: str) -> tuple[bytes, os.stat_result]:
     bytes executed). Raises ``SchemaLoadError``."""
     try:
         with open(path, "rb") as handle:
-            return handle.read(), os.fstat(handle.fileno())
+            st = os.fstat(handle.fileno())
+            source = handle.read(MAX_SCHEMA_FILE_BYTES + 1)
     except OSError as exc:
         raise SchemaLoadError(
             type=type(exc).__name__, message=exc.strerror or str(exc), line=None, path=display
         ) from None
+    if len(source) > MAX_SCHEMA_FILE_BYTES:
+        raise SchemaLoadError(
+            type="ValueError",
+            message=f"the file is larger than {MAX_SCHEMA_FILE_BYTES // 1024} KB; a schema never needs that much",
+            line=None,
+            path=display,
+        )
+    return source, st
 
 
 def _compile(source: bytes | ast.Module, filename: str, display: str) -> types.CodeType:
@@ -118,10 +151,22 @@ def run_schema_code(source: bytes | ast.Module, *, filename: str, name: str, dis
     with _import_lock:
         saved = {key: sys.modules.get(key, _MISSING) for key in _ALIAS_NAMES}
         sys.modules.update(_alias_modules())
+        previous_trace = sys.gettrace()
         try:
-            exec(code, module.__dict__)  # noqa: S102 - a schema file is Python by definition
+            sys.settrace(_Deadline(LOAD_TIME_LIMIT_SECONDS))
+            try:
+                exec(code, module.__dict__)  # noqa: S102 - a schema file is Python by definition
+            finally:
+                sys.settrace(previous_trace)
         except KeyboardInterrupt:
             raise
+        except _LoadTimeout as exc:
+            raise SchemaLoadError(
+                type="TimeoutError",
+                message=f"loading took longer than {LOAD_TIME_LIMIT_SECONDS:g} seconds (an endless loop?)",
+                line=_error_line(exc, filename),
+                path=display,
+            ) from None
         except BaseException as exc:
             raise SchemaLoadError(
                 type=type(exc).__name__, message=str(exc), line=_error_line(exc, filename), path=display

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from provider_schemas.discovery import BUILTIN_NAME, discover, empty_setup
+from provider_schemas.discovery import BUILTIN_NAME, Discovery, discover, empty_setup
 from provider_schemas.errors import BodyError, SchemaLoadError, ValidationFailed
 from provider_schemas.planning import SaveResult
 from provider_schemas.secret_stores import ENV_FILE
@@ -103,12 +103,17 @@ def _file_size(path: Path) -> int:
         return 0
 
 
-def provider_states(*, home: Path, secret_store: str = ENV_FILE) -> list[ProviderState]:
-    """The state of every discovered provider except the built-in row."""
+def provider_states(
+    *, home: Path, secret_store: str = ENV_FILE, discovery: Discovery | None = None
+) -> list[ProviderState]:
+    """The state of every discovered provider except the built-in row. ``discovery``: a
+    ``discover(home=home)`` result the caller already has (discovery is most of the cost)."""
     home = Path(home)
     active = active_provider(home=home)
+    if discovery is None:
+        discovery = discover(home=home)
     states = []
-    for entry in discover(home=home).providers:
+    for entry in discovery.providers:
         if entry.name == BUILTIN_NAME:
             continue
         if entry.schema is None:
@@ -119,12 +124,15 @@ def provider_states(*, home: Path, secret_store: str = ENV_FILE) -> list[Provide
     return states
 
 
-def provider_list_payload(*, home: Path, secret_store: str = ENV_FILE) -> dict[str, Any]:
-    """api.md B3."""
+def provider_list_payload(
+    *, home: Path, secret_store: str = ENV_FILE, discovery: Discovery | None = None
+) -> dict[str, Any]:
+    """api.md B3. ``discovery``: as for :func:`provider_states` (one discovery serves both)."""
     home = Path(home)
-    discovery = discover(home=home)
+    if discovery is None:
+        discovery = discover(home=home)
     active = active_provider(home=home)
-    rows = [_row(s) for s in provider_states(home=home, secret_store=secret_store)]
+    rows = [_row(s) for s in provider_states(home=home, secret_store=secret_store, discovery=discovery)]
     if active and all(r["name"] != active for r in rows):
         rows.append(
             {

@@ -33,8 +33,11 @@ from provider_schemas.errors import (
 from provider_schemas.locks import home_lock
 from provider_schemas.secret_stores import ENV_FILE, KEYRING
 from provider_schemas.state import (
+    FieldState,
     Notice,
+    ProviderState,
     active_provider,
+    field_states,
     fingerprint_changes,
     fingerprint_labels,
     model_warnings,
@@ -94,6 +97,8 @@ class SavePlan:
     ignored: dict[str, list[str]] = field(default_factory=lambda: {"unknown": [], "hidden": []})
     errors: dict[str, str] = field(default_factory=dict)
     conflict: list[str] = field(default_factory=list)
+    # §5.2 step 3: each field's visibility against the prospective values (declaration order).
+    visible: dict[str, bool] = field(default_factory=dict)
     warnings: list[Notice] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     secrets_set: list[str] = field(default_factory=list)
@@ -335,46 +340,31 @@ def _blank(value: Any) -> bool:
     return normalise_input(value).strip() == ""
 
 
-def plan_model(
-    *,
-    model: Model,
-    entry: ProviderEntry,
-    values: Mapping[str, Any],
-    clear: Iterable[str],
-    expected_fingerprint: str | None,
-) -> SavePlan:
-    schema = model.schema
-    current = state_from_model(entry, model, active=False)
-    plan = SavePlan(
-        home=model.home,
-        name=schema.name,
-        secret_store=model.secret_store,
-        fingerprint=current.fingerprint,
-        values=dict(values),
-        clear=tuple(clear),
-        expected_fingerprint=expected_fingerprint,
-    )
-    if expected_fingerprint:
-        labels = fingerprint_labels(schema)
-        if current.storage is not None and current.storage.file:
-            labels["__storage__"] = current.storage.file
-        plan.conflict = fingerprint_changes(expected_fingerprint, current.fingerprint, labels)
-    problem = parse_error(model)
-    if problem is not None:
-        raise problem
-    declared = {f.key for f in schema.fields}
-    clear_set = set(plan.clear)
-    plan.ignored["unknown"] = list(
-        dict.fromkeys([k for k in values if k not in declared] + [k for k in plan.clear if k not in declared])
-    )
-    states = {s.key: s for s in current.fields}
+def _start(model: Model, plan: SavePlan, values: Mapping[str, Any], clear_set: set[str]) -> _Planner:
+    """A planner on a copy of ``model``, seeded as a first creation would be (§5.6)."""
+    declared = {f.key for f in model.schema.fields}
     planner = _Planner(model, plan)
-    submitted = {k for k in values if k in declared} | (clear_set & declared)
-    planner.seed(submitted)
-    seeded_data = planner.work.clone().data
+    planner.seed({k for k in values if k in declared} | (clear_set & declared))
+    return planner
+
+
+def _walk_fields(
+    planner: _Planner, *, values: Mapping[str, Any], clear_set: set[str], states: Mapping[str, FieldState]
+) -> dict[str, bool]:
+    """Apply ``values`` / ``clear_set`` field by field in declaration order (§5.2 steps 3-4) to the
+    planner's copy, recording changes and errors in its plan; return each field's visibility.
+
+    Visibility is evaluated from the prospective values of the earlier fields: a field's value is
+    its coerced submitted value when it is visible, submitted and valid, else what the copy
+    resolves to (its current value, or its fallback/default once cleared). The one loop behind
+    both ``plan_model`` and ``prospective_visibility``.
+    """
+    plan, model = planner.plan, planner.base
     effective: dict[str, str] = {}
-    for f in schema.fields:
+    visibility: dict[str, bool] = {}
+    for f in model.schema.fields:
         visible = when_matches(f.when, effective)
+        visibility[f.key] = visible
         in_values, in_clear = f.key in values, f.key in clear_set
         applied_value: Any = None
         applied = False
@@ -424,6 +414,45 @@ def plan_model(
             if f.options and text not in f.allowed_values() and res.source == "default":
                 text = f.default
             effective[f.key] = text
+    return visibility
+
+
+def plan_model(
+    *,
+    model: Model,
+    entry: ProviderEntry,
+    values: Mapping[str, Any],
+    clear: Iterable[str],
+    expected_fingerprint: str | None,
+) -> SavePlan:
+    schema = model.schema
+    current = state_from_model(entry, model, active=False)
+    plan = SavePlan(
+        home=model.home,
+        name=schema.name,
+        secret_store=model.secret_store,
+        fingerprint=current.fingerprint,
+        values=dict(values),
+        clear=tuple(clear),
+        expected_fingerprint=expected_fingerprint,
+    )
+    if expected_fingerprint:
+        labels = fingerprint_labels(schema)
+        if current.storage is not None and current.storage.file:
+            labels["__storage__"] = current.storage.file
+        plan.conflict = fingerprint_changes(expected_fingerprint, current.fingerprint, labels)
+    problem = parse_error(model)
+    if problem is not None:
+        raise problem
+    declared = {f.key for f in schema.fields}
+    clear_set = set(plan.clear)
+    plan.ignored["unknown"] = list(
+        dict.fromkeys([k for k in values if k not in declared] + [k for k in plan.clear if k not in declared])
+    )
+    states = {s.key: s for s in current.fields}
+    planner = _start(model, plan, values, clear_set)
+    seeded_data = planner.work.clone().data
+    plan.visible = _walk_fields(planner, values=values, clear_set=clear_set, states=states)
     if plan.errors:
         # Declaration order, as the API's "first error" relies on it.
         order = [f.key for f in schema.fields]
@@ -556,11 +585,40 @@ def _primary_write(base: Model, work: Model) -> FileWrite | None:
     return FileWrite(target, base.primary_label, render_json(work.data), base.primary_raw, 0o600, old_mode)
 
 
-# Kept for callers written against the earlier private name.
-_plan_model = plan_model
-
-
 # --- public ------------------------------------------------------------------------------------
+
+
+def prospective_visibility(
+    state_or_model: ProviderState | Model, *, values: Mapping[str, Any], clear: Iterable[str] = ()
+) -> dict[str, bool]:
+    """Which fields a save of ``values`` / ``clear`` would treat as visible (config-schema.md §5.2
+    step 3), key -> bool in declaration order: the form can show exactly the rows the save will
+    validate and write.
+
+    Computed by the same loop as ``plan_model``, on a copy of the state's model (a state from
+    ``read_provider``, or a ``Model`` you loaded): nothing is read from disk, written, or
+    raised for invalid values (an invalid value keeps the field's current value; a cleared field
+    falls back to its env fallback or default). A state without a schema has no fields: ``{}``.
+    """
+    if isinstance(state_or_model, ProviderState):
+        model = state_or_model.model
+        if model is None:
+            return {}
+        states = {s.key: s for s in state_or_model.fields}
+    else:
+        model = state_or_model
+        states = {s.key: s for s in field_states(model)}
+    plan = SavePlan(
+        home=model.home,
+        name=model.schema.name,
+        secret_store=model.secret_store,
+        fingerprint="",
+        values=dict(values),
+        clear=tuple(clear),
+    )
+    clear_set = set(plan.clear)
+    planner = _start(model, plan, values, clear_set)
+    return _walk_fields(planner, values=values, clear_set=clear_set, states=states)
 
 
 def _plan_locked(

@@ -20,6 +20,15 @@ from provider_schemas.config_schema import (
     ProviderField,
 )
 
+# No setting needs more; a longer value is a mistake or an attack on the files the agent parses.
+MAX_VALUE_CHARS = 65_536
+# Invisible and direction-changing characters (the set the agent's threat scanner calls "invisible
+# unicode"): in a setting they only hide or disguise what is really stored.
+INVISIBLE_CHARS = frozenset(
+    [chr(c) for c in (0x200B, 0x200C, 0x200D, 0x2060, 0x2062, 0x2063, 0x2064, 0xFEFF)]
+    + [chr(c) for c in range(0x202A, 0x202F)]
+    + [chr(c) for c in range(0x2066, 0x206A)]
+)
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 _INT_RE = re.compile(r"[+-]?[0-9]+")
@@ -57,7 +66,10 @@ def parse_number(text: str) -> int | float | None:
     """A finite int or float per §5.3, or None. Integral floats become ints (``"1e3"`` → 1000)."""
     text = text.strip()
     if _INT_RE.fullmatch(text):
-        return int(text)
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts: no setting needs such a number
+            return None
     if not _FLOAT_RE.fullmatch(text):
         return None
     try:
@@ -97,8 +109,13 @@ def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None 
     """
     key = field.key
     text = normalise_input(raw).strip()
+    if len(text) > MAX_VALUE_CHARS:
+        raise FieldError(f"'{key}' is too long (more than {MAX_VALUE_CHARS:,} characters)")
     if "\x00" in text:
         raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+    hidden = sorted({f"U+{ord(c):04X}" for c in text if c in INVISIBLE_CHARS})
+    if hidden:
+        raise FieldError(f"'{key}' must not contain invisible or direction-changing characters ({', '.join(hidden)})")
     if field.kind == KIND_SECRET:
         if not text:
             return Coerced("keep")

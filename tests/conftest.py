@@ -25,8 +25,15 @@ PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
-def home(tmp_path: Path, settings) -> Path:
-    """An empty HERMES_HOME that the panel (views, commands) works on for this test."""
+def home(tmp_path: Path, settings, monkeypatch) -> Path:
+    """An empty HERMES_HOME that the panel (views, commands) works on for this test.
+
+    ``HOME`` moves too: some providers read and write shared files in the user's home directory
+    (``~/.honcho/config.json``, ``~/.hindsight/config.json``), which a test must never touch.
+    """
+    user_home = tmp_path / "user-home"
+    user_home.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(user_home))
     path = tmp_path / "hermes"
     path.mkdir()
     settings.HERMES_HOME = path

@@ -1,5 +1,11 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from admin_panel.views import audit
+
+urlpatterns: list[URLPattern] = [
+    path("audit/", audit.audit_list, name="audit"),
+    path("audit/<int:pk>/", audit.audit_detail, name="audit_detail"),
+    path("audit/<int:pk>/revert/", audit.audit_revert, name="audit_revert"),
+]

@@ -1,5 +1,13 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from admin_panel.views import preview
+
+urlpatterns: list[URLPattern] = [
+    path("schema-preview/", preview.preview_page, name="schema_preview"),
+    path("schema-preview/poll/", preview.preview_poll, name="schema_preview_poll"),
+    path("schema-preview/paste/", preview.preview_paste, name="schema_preview_paste"),
+    path("schema-preview/try/", preview.preview_try, name="schema_preview_try"),
+    path("schema-preview/field/", preview.preview_field, name="schema_preview_field"),
+]

@@ -1,5 +1,16 @@
 from __future__ import annotations
 
-from django.urls import URLPattern
+from django.urls import URLPattern, path
 
-urlpatterns: list[URLPattern] = []
+from admin_panel.views import providers, settings_page
+
+urlpatterns: list[URLPattern] = [
+    path("providers/", providers.provider_list, name="providers"),
+    path("providers/-/deactivate/", providers.provider_deactivate, name="provider_deactivate"),
+    path("providers/<str:name>/", providers.provider_detail, name="provider_detail"),
+    path("providers/<str:name>/field/", providers.provider_field, name="provider_field"),
+    path("providers/<str:name>/review/", providers.provider_review, name="provider_review"),
+    path("providers/<str:name>/save/", providers.provider_save, name="provider_save"),
+    path("providers/<str:name>/activate/", providers.provider_activate, name="provider_activate"),
+    path("settings/", settings_page.memory_settings, name="memory_settings"),
+]

@@ -5,8 +5,18 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from admin_panel.home import hermes_home
+from admin_panel.permissions import can_view
+from admin_panel.selectors.memory import memory_summary
+from admin_panel.selectors.providers import provider_summary
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "home.html", {"hermes_home": hermes_home()})
+    home_path = hermes_home()
+    context = {
+        "hermes_home": home_path,
+        # Only for those allowed to see the stores.
+        "memory_summary": memory_summary(home=home_path) if can_view(request.user) else None,
+        "provider_summary": provider_summary(home=home_path) if can_view(request.user) else None,
+    }
+    return render(request, "home.html", context)

@@ -10,6 +10,9 @@ from pathlib import Path
 from typing import Any
 
 BOM = b"\xef\xbb\xbf"
+# Settings files are kilobytes; a far bigger one is refused as unreadable rather than parsed,
+# fingerprinted and rewritten on every request.
+MAX_FILE_BYTES = 1024 * 1024
 
 
 @dataclass
@@ -48,6 +51,9 @@ def read_json_doc(path: Path, *, label: str) -> JsonDoc:
     except OSError as exc:
         return JsonDoc(path, label, exists=True, error=exc.strerror or type(exc).__name__)
     bom = raw.startswith(BOM)
+    if len(raw) > MAX_FILE_BYTES:
+        problem = f"the file is larger than {MAX_FILE_BYTES // 1024} KB, more than the panel reads"
+        return JsonDoc(path, label, True, error=problem, bom=bom, raw=raw)
     body = raw[len(BOM) :] if bom else raw
     try:
         text = body.decode("utf-8")
@@ -59,6 +65,8 @@ def read_json_doc(path: Path, *, label: str) -> JsonDoc:
         return JsonDoc(path, label, True, error=f"line {exc.lineno}, column {exc.colno}: {exc.msg}", bom=bom, raw=raw)
     except RecursionError:
         return JsonDoc(path, label, True, error="nested too deeply", bom=bom, raw=raw)
+    except ValueError:  # e.g. an integer of more digits than Python converts
+        return JsonDoc(path, label, True, error="a number in it is too long to read", bom=bom, raw=raw)
     if not isinstance(data, dict):
         return JsonDoc(
             path, label, True, error=f"the top level must be an object, found {_type_name(data)}", bom=bom, raw=raw

@@ -27,6 +27,44 @@ BOM = b"\xef\xbb\xbf"
 CONFIG_VERSION = 33
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _resolver = yaml.resolver.Resolver()
+# Settings files are kilobytes. A far bigger file, or YAML aliases that expand a small file into
+# millions of values ("billion laughs"), would stall every page that reads it: refused as unreadable.
+MAX_FILE_BYTES = 1024 * 1024
+MAX_EXPANDED_VALUES = 200_000
+
+
+def expansion_problem(data: Any) -> str | None:
+    """Why ``data`` (as loaded, aliases shared) is unusable once aliases are expanded, or None."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: Any) -> int:
+        if not isinstance(node, (dict, list)):
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        if key in open_nodes:
+            raise ValueError("an alias refers to the node that contains it")
+        open_nodes.add(key)
+        children = [*node.keys(), *node.values()] if isinstance(node, dict) else node
+        total = 1
+        for child in children:
+            total += size(child)
+            if total > MAX_EXPANDED_VALUES:
+                break
+        open_nodes.discard(key)
+        sizes[key] = total
+        return total
+
+    try:
+        if size(data) > MAX_EXPANDED_VALUES:
+            return f"YAML aliases expand it to more than {MAX_EXPANDED_VALUES:,} values"
+    except ValueError as exc:
+        return str(exc)
+    except RecursionError:
+        return "nested too deeply"
+    return None
 
 
 @dataclass
@@ -58,6 +96,9 @@ def read_yaml_doc(path: Path) -> YamlDoc:
     except OSError as exc:
         return YamlDoc(path, True, error=exc.strerror or type(exc).__name__)
     bom = raw.startswith(BOM)
+    if len(raw) > MAX_FILE_BYTES:
+        problem = f"the file is larger than {MAX_FILE_BYTES // 1024} KB, more than the panel reads"
+        return YamlDoc(path, True, error=problem, bom=bom, raw=raw)
     body = raw[len(BOM) :] if bom else raw
     try:
         text = body.decode("utf-8")
@@ -69,8 +110,13 @@ def read_yaml_doc(path: Path) -> YamlDoc:
         return YamlDoc(path, True, error=_mark_text(exc), bom=bom, raw=raw)
     except RecursionError:
         return YamlDoc(path, True, error="nested too deeply", bom=bom, raw=raw)
+    except ValueError:  # e.g. an integer of more digits than Python converts
+        return YamlDoc(path, True, error="a number in it is too long to read", bom=bom, raw=raw)
     if data is None:
         data = {}
+    problem = expansion_problem(data)
+    if problem is not None:
+        return YamlDoc(path, True, error=problem, bom=bom, raw=raw)
     if not isinstance(data, dict):
         return YamlDoc(path, True, error="the top level must be a mapping", bom=bom, raw=raw)
     return YamlDoc(path, True, data=data, bom=bom, raw=raw)

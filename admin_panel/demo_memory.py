@@ -1,0 +1,81 @@
+"""Memory states for ``serve --demo`` (called at the end of ``admin_panel.demo.seed_demo_home``).
+
+The base demo already has a blocked entry, an entry full of markup and one pending write. This
+adds what the memory view can show without making the main page look broken:
+
+- an entry with markdown, an ``<img onerror>`` and ``javascript:`` links (shown as inert text);
+- a drift backup of MEMORY.md from an earlier session: it holds an entry that is no longer in the
+  file and a block that was appended without a separator, so the backup list, its content, the
+  difference from the current file and restoring an entry can all be tried;
+- a second pending write, a replacement in USER.md, so approving in bulk can be tried.
+
+Live drift, an unreadable file or an over-budget store would make a demo store read-only; they
+are easy to produce by hand in the demo home (for example ``printf 'x\\n\\n§\\n' >> memories/USER.md``).
+Everything is written through ``memory_core`` or in the agent's own formats, and nothing that
+already exists is overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from memory_core import add_entry, list_pending, stage
+from memory_core.entries import DELIMITER
+from memory_core.state import list_backups
+
+MARKUP_ENTRY = (
+    "Markdown and HTML stay text here: **bold**, [docs](javascript:alert(1)), "
+    '<img src=x onerror=alert(1)> and <a href="javascript:alert(2)">a link</a>.'
+)
+FORGOTTEN_ENTRY = "Staging runbook lives in docs/runbooks/staging.md."
+APPENDED_BLOCK = "## Vendor Master\n" + "\n".join(f"- vendor {n}: contact via the shared inbox" for n in range(1, 13))
+PENDING_REPLACE = {
+    "action": "replace",
+    "target": "user",
+    "content": "Works in UTC+2 since moving to Athens; usually online 08:00-17:00.",
+    "old_text": "Works in UTC+1",
+}
+
+
+def _backup_text(home: Path) -> str:
+    current = (home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
+    entries = [piece.strip() for piece in current.split(DELIMITER) if piece.strip()]
+    earlier = [entry for entry in entries if entry != MARKUP_ENTRY]
+    earlier.insert(2, FORGOTTEN_ENTRY)
+    # The block was appended by a shell without a § line: the last entry grew past the limit.
+    return DELIMITER.join(earlier) + "\n\n" + APPENDED_BLOCK
+
+
+def _seed_backup(home: Path) -> None:
+    if list_backups(home, "memory"):
+        return
+    saved_at = int(time.time()) - 2 * 86400
+    path = home / "memories" / f"MEMORY.md.bak.{saved_at}"
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(_backup_text(home))
+    os.utime(path, (saved_at, saved_at))
+
+
+def _seed_pending(home: Path) -> None:
+    if any(record.get("payload", {}).get("action") == "replace" for record in list_pending(home)):
+        return
+    detail = f"old: {PENDING_REPLACE['old_text']}\nnew: {PENDING_REPLACE['content']}"
+    stage(
+        home,
+        payload=dict(PENDING_REPLACE),
+        # The agent's summary: "<what>: <first 120 characters of the detail>".
+        summary=f"replace in user profile: {detail[:120]}".strip(),
+        origin="foreground",
+        clock=lambda: time.time() - 600,
+    )
+
+
+def seed_demo_memory(home: Path) -> None:
+    """Add the memory view's demo states to a seeded demo home (idempotent)."""
+    # Through the store, so the entry lands under the lock and only if the scanner allows it.
+    add_entry(home=home, target="memory", content=MARKUP_ENTRY)
+    _seed_backup(home)
+    _seed_pending(home)

@@ -1,0 +1,474 @@
+"""The generic provider form: rows built from provider_schemas field states, and submissions parsed
+back into the ``values`` / ``clear`` that provider_schemas validates and saves.
+
+Nothing here is provider-specific and nothing here validates values: every rule and message comes
+from provider_schemas (the only additions are about the form controls themselves, such as
+"Replace" chosen with an empty box). Only fields whose value differs from what was rendered are
+submitted, so a displayed default is never written.
+
+Form names (one set per field key):
+``v:<key>`` the edited value · ``o:<key>`` the value as rendered · ``reset:<key>`` reset to default
+· ``secret:<key>`` keep / replace / clear · ``new:<key>`` a new secret value · ``vis:<key>`` whether
+the row was shown (lets the per-field endpoint re-render only rows whose visibility flipped).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from admin_panel.localisation import localise_message
+from provider_schemas import prospective_visibility as planned_visibility
+
+SECRET_ACTIONS = ("keep", "replace", "clear")
+_JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
+
+
+def _dom_id(index: int, key: str) -> str:
+    return f"fld-{index}-" + re.sub(r"[^A-Za-z0-9_-]", "_", key)[:40]
+
+
+@dataclass
+class Submission:
+    """What the user asked for, field by field."""
+
+    values: dict[str, Any] = field(default_factory=dict)  # changed non-secrets and new secrets
+    clear: list[str] = field(default_factory=list)
+    edited: dict[str, str] = field(default_factory=dict)  # every non-secret value as typed
+    secret_actions: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # form-control problems (not value rules)
+
+    @property
+    def secret_values(self) -> dict[str, str]:
+        return {k: v for k, v in self.values.items() if self.secret_actions.get(k) == "replace"}
+
+    @property
+    def plain_values(self) -> dict[str, Any]:
+        return {k: v for k, v in self.values.items() if k not in self.secret_actions}
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.values and not self.clear
+
+
+def last_value(data: Mapping[str, Any], name: str) -> str | None:
+    """The last value posted under ``name`` (a checkbox after its hidden "false" twin)."""
+    getlist = getattr(data, "getlist", None)
+    if getlist is not None:
+        items = getlist(name)
+        return items[-1] if items else None
+    value = data.get(name)
+    if isinstance(value, list):
+        return value[-1] if value else None
+    return value
+
+
+def parse_submission(fields: Sequence[Any], data: Mapping[str, Any]) -> Submission:
+    """Turn posted form data into a submission. ``fields`` are provider_schemas FieldStates."""
+    sub = Submission()
+    for state in fields:
+        key = state.key
+        if getattr(state, "read_only_reason", None):
+            continue
+        if state.kind == "secret":
+            action = last_value(data, f"secret:{key}") or "keep"
+            if action not in SECRET_ACTIONS:
+                action = "keep"
+            if action == "keep" and (last_value(data, f"new:{key}") or "").strip():
+                action = "replace"  # without JavaScript the box is always there: typing means replace
+            sub.secret_actions[key] = action
+            if action == "replace":
+                new = last_value(data, f"new:{key}") or ""
+                if new.strip():
+                    sub.values[key] = new
+                else:
+                    sub.errors[key] = _("Enter the new value, or choose “Keep current value”.")
+            elif action == "clear":
+                sub.clear.append(key)
+            continue
+        value = last_value(data, f"v:{key}")
+        original = last_value(data, f"o:{key}")
+        if value is None:
+            continue  # not part of this form (or a disabled control)
+        sub.edited[key] = value
+        if last_value(data, f"reset:{key}"):
+            sub.clear.append(key)
+        elif original is None or value != original:
+            sub.values[key] = value
+    return sub
+
+
+def json_error_position(text: str) -> str:
+    """"line L, column C: reason" for text that is not valid JSON, else ""."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        return _("line %(line)s, column %(column)s: %(reason)s") % {
+            "line": exc.lineno,
+            "column": exc.colno,
+            "reason": localise_message(exc.msg),
+        }
+    except (ValueError, RecursionError):
+        return ""
+    return ""
+
+
+def field_message(state: Any, message: str, edited: str | None, english: str | None = None) -> str:
+    """provider_schemas' message, plus where the JSON parser stopped for a JSON field.
+
+    ``english`` is the engine's original wording when ``message`` is its translation."""
+    if state.kind == "json" and edited and _JSON_ERROR_RE.match(english or message):
+        where = json_error_position(edited.strip())
+        if where:
+            return _("%(message)s (%(where)s)") % {"message": message, "where": where}
+    return message
+
+
+def prospective_visibility(state: Any, sub: Submission | None) -> dict[str, bool]:
+    """Which rows show while the user edits: exactly the fields a save of this form's submission
+    would treat as visible (config-schema.md §5.2 step 3, computed by provider_schemas' planner
+    over ``state``, a ProviderState). Without a submission, the state's own visibility."""
+    if sub is None or sub.is_empty:
+        return {field_state.key: field_state.visible for field_state in state.fields}
+    return planned_visibility(state, values=sub.values, clear=sub.clear)
+
+
+# --- rows for the template ------------------------------------------------------------------------
+
+
+def ui_texts() -> dict[str, str]:
+    """Every word of the field row, translated once per page rather than once per row (gettext
+    through Django's per-thread machinery costs more than the rest of a row's preparation)."""
+    return {
+        "required": _("required"),
+        "set": _("Set"),
+        "not_set": _("Not set"),
+        "clear": _("Clear (remove it)"),
+        "typing_replaces": _("Typing here replaces the stored value; leave blank to keep it."),
+        "source_title": _("Where the current value comes from"),
+        "blank_option": _("(not set: plugin default)"),
+        "reset": _("Reset to default (remove the stored value)"),
+        "keep_placeholder": _("Leave blank to keep current value"),
+        "keep": _("Keep current value"),
+        "leave_unset": _("Leave unset"),
+        "replace": _("Replace"),
+        "set_value": _("Set a value"),
+        "blank": _("(blank)"),
+        "about": _("About %(label)s"),
+        "status": _("Status: %(status)s."),
+        "set_at": _("Last written by the panel: %(when)s."),
+        "group": _("What to do with %(label)s"),
+        "new": _("New %(label)s"),
+        "stored_as": _("Stored as %(variable)s in the %(store)s"),
+        "stored_in": _("Stored in: %(where)s"),
+        "default": _("Default: %(default)s"),
+        "source_stored": _("stored"),
+        "source_fallback": _("stored in %(location)s"),
+        "source_alias": _("legacy key %(key)s"),
+        "source_env": _("from .env %(variable)s"),
+        "source_override": _("overridden by .env %(variable)s"),
+        "source_default": _("default"),
+        "not_set_status": _("not set"),
+        "in_env": _("set in .env"),
+        "in_keyring": _("set in keyring"),
+        "in_file_key": _("set in %(file)s (key %(key)s)"),
+        "in_file": _("set in %(file)s"),
+        "secret_store": _("secret store · %(variable)s"),
+        "list_sep": _(", "),
+        "shared": _("Shared by every host in %(file)s"),
+    }
+
+
+def _source_text(state: Any, ui: Mapping[str, str]) -> str:
+    """The source badge of config-schema.md §9.2."""
+    source = state.source
+    variable = getattr(state, "_variable", None) or ""
+    if source == "stored":
+        if state.fallback_location:
+            return ui["source_fallback"] % {"location": state.fallback_location}
+        return ui["source_stored"]
+    if source == "alias":
+        return ui["source_alias"] % {"key": state.stored_key or ""}
+    if source in ("env_fallback", "seed_env"):
+        return ui["source_env"] % {"variable": variable}
+    if source == "env_override":
+        return ui["source_override"] % {"variable": variable}
+    return ui["source_default"] if source == "default" else ""
+
+
+_SOURCE_CLASSES = {
+    "stored": "badge--ok",
+    "alias": "badge--warn",
+    "env_fallback": "badge--info",
+    "seed_env": "badge--info",
+    "env_override": "badge--warn",
+}
+
+
+def _store_text(store: str, ui: Mapping[str, str]) -> str:
+    if store == "env_file":
+        return ui["in_env"]
+    if store == "keyring":
+        return ui["in_keyring"]
+    if store.startswith("file:"):
+        path, _sep, key = store[len("file:"):].partition("#")
+        return ui["in_file_key"] % {"file": path, "key": key} if key else ui["in_file"] % {"file": path}
+    return store
+
+
+def secret_status_text(state: Any, ui: Mapping[str, str]) -> str:
+    """"set in .env", "set in keyring, set in hindsight/config.json (key apiKey)" or "not set"."""
+    stores = list(getattr(state, "stores", None) or [])
+    if not stores:
+        return ui["not_set_status"]
+    return ui["list_sep"].join(_store_text(store, ui) for store in stores)
+
+
+def location_text(location: Mapping[str, Any] | None, ui: Mapping[str, str]) -> str:
+    """Where a save writes a field, as one line: ``hindsight/config.json · mode``."""
+    if not location:
+        return ""
+    if location.get("store") == "secret":
+        return ui["secret_store"] % {"variable": location.get("variable", "")}
+    where = location.get("file") or ""
+    detail = location.get("key") or location.get("path") or location.get("variable") or ""
+    return f"{where} · {detail}" if detail else where
+
+
+@dataclass
+class FieldRow:
+    """Everything ``providers/partials/_field.html`` needs for one field, as ready-made values.
+
+    The partial is rendered for every field of every provider page, so it only reads plain
+    attributes: all text (translated) and choices are worked out here, once.
+    """
+
+    state: Any  # provider_schemas FieldState
+    index: int
+    value: str  # what the control shows
+    original: str  # what was rendered from the files (compared on submit)
+    visible: bool
+    when_note: str
+    ui: dict[str, str]
+    error: str = ""
+    reset: bool = False
+    secret_action: str = "keep"  # noqa: S105 - a choice, not a secret
+    disabled: bool = False
+    validate_url: str = ""
+    secret_store_label: str = ""
+
+    def __post_init__(self) -> None:
+        state, ui = self.state, self.ui
+        self.key = state.key
+        self.kind = state.kind
+        self.label = state.label
+        self.description = state.description
+        self.info = state.info
+        self.placeholder = state.placeholder
+        self.has_when = bool(state.when)
+        self.warnings = [localise_message(w.message) for w in state.warnings]
+        self.dom_id = _dom_id(self.index, self.key)
+        self.row_id = "row-" + self.dom_id
+        self.is_secret = self.kind == "secret"
+        self.read_only_reason = getattr(state, "read_only_reason", None) or ""
+        self.about = ui["about"] % {"label": self.label}
+        classes = ["field", f"field--{self.kind}"]
+        if not self.visible:
+            classes.append("field--off")
+        if self.error:
+            classes.append("field--invalid")
+        self.classes = " ".join(classes)
+        self.help_id = f"{self.dom_id}-help"
+        self.error_id = f"{self.dom_id}-error"
+        self.describedby = f"{self.error_id} {self.help_id}" if self.error else self.help_id
+        self.live_url = ""
+        if self.validate_url and not self.is_secret and not self.disabled:
+            self.live_url = f"{self.validate_url}?key={quote(self.key, safe='')}"
+        if self.is_secret:
+            self.is_set = bool(state.is_set)
+            self.required = bool(state.required)
+            self.status_text = ui["status"] % {"status": secret_status_text(state, ui)}
+            self.set_at_text = ui["set_at"] % {"when": state.set_at} if state.set_at else ""
+            self.keep_label = ui["keep"] if self.is_set else ui["leave_unset"]
+            self.replace_label = ui["replace"] if self.is_set else ui["set_value"]
+            self.group_label = ui["group"] % {"label": self.label}
+            self.new_label = ui["new"] % {"label": self.label}
+            self.new_placeholder = ui["keep_placeholder"] if self.is_set else self.placeholder
+            if self.secret_store_label:
+                self.stored_text = ui["stored_as"] % {"variable": state.env_key or "", "store": self.secret_store_label}
+            else:
+                self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
+            return
+        # Honcho root keys sit outside the host block: every host of the file reads them.
+        self.shared_note = ""
+        if state.location.get("store") == "honcho_host_block" and getattr(state.field, "scope", "host") == "root":
+            self.shared_note = ui["shared"] % {"file": state.location.get("file", "")}
+        self.source_text = _source_text(state, ui)
+        self.source_class = _SOURCE_CLASSES.get(state.source or "", "badge--muted")
+        self.default_text = ui["default"] % {"default": state.default or ui["blank"]}
+        self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
+        self.show_reset = bool(state.is_set) and not self.disabled
+        self.checked = self.value == "true"
+        self.multiline = self.kind == "text" and ("\n" in self.value or "\r" in self.value)
+        self.blank_option = self.kind == "select" and not state.default
+        self.option_items = [
+            (
+                o.get("value"),
+                o.get("label"),
+                o.get("value") == self.value,
+                bool(o.get("disabled")),
+                o.get("description", "") if o.get("disabled") else "",
+            )
+            for o in state.options
+        ]
+        self.option_help = [
+            (o.get("label"), o.get("description"))
+            for o in state.options
+            if o.get("description") and not o.get("disabled")
+        ]
+
+    def render_key(self, oob: bool = False) -> tuple[Any, ...]:
+        """Everything the partial reads, as a hashable value (the rendering cache key)."""
+        # Every attribute is plain data (str, bool, int, lists/tuples of them), so its repr is an
+        # exact and cheap key. ``ui`` depends only on the active language, which the cache key
+        # holds separately.
+        return (oob, repr([v for k, v in self.__dict__.items() if k not in ("state", "ui")]))
+
+
+def when_note(state: Any, by_key: Mapping[str, Any]) -> str:
+    """"Only used when Mode is Local Embedded" (labels, not raw values, where known)."""
+    if not state.when:
+        return ""
+    parts = []
+    for key, expected in state.when.items():
+        controller = by_key.get(key)
+        label = controller.label if controller is not None else key
+        shown = expected
+        if controller is not None:
+            for option in controller.options:
+                if option.get("value") == expected:
+                    shown = option.get("label") or expected
+            if controller.kind == "bool":
+                shown = _("on") if expected == "true" else _("off")
+        parts.append(_("%(label)s is %(value)s") % {"label": label, "value": shown})
+    return _("Only used when %(conditions)s.") % {"conditions": _(" and ").join(parts)}
+
+
+def build_rows(
+    provider_state: Any,
+    *,
+    data: Mapping[str, Any] | None = None,
+    sub: Submission | None = None,
+    errors: Mapping[str, str] | None = None,
+    disabled: bool = False,
+    validate_url: str = "",
+    fresh_values: bool = False,
+    secret_store_label: str = "",
+) -> list[FieldRow]:
+    """One row per field of ``provider_state`` (a ProviderState). With ``data`` the controls show
+    what the user submitted.
+
+    ``fresh_values``: after a conflict, rows the user did not change show the files' new value, so
+    a later submit cannot quietly revert someone else's change.
+    """
+    errors = errors or {}
+    ui = ui_texts()
+    fields = provider_state.fields
+    by_key = {state.key: state for state in fields}
+    visibility = prospective_visibility(provider_state, sub)
+    rows: list[FieldRow] = []
+    for index, state in enumerate(fields):
+        value = state.value
+        reset = False
+        action = "keep"
+        if data is not None and sub is not None:
+            if state.kind == "secret":
+                action = sub.secret_actions.get(state.key, "keep")
+            elif state.key in sub.edited:
+                changed = state.key in sub.values or state.key in sub.clear
+                if not (fresh_values and not changed):
+                    value = sub.edited[state.key]
+                reset = state.key in sub.clear
+        message = errors.get(state.key, "")
+        if message:
+            edited = sub.edited.get(state.key) if sub else None
+            message = field_message(state, localise_message(message), edited, english=message)
+        rows.append(
+            FieldRow(
+                state=state,
+                index=index,
+                value=value,
+                original=state.value,
+                visible=visibility.get(state.key, True),
+                when_note=when_note(state, by_key),
+                error=message,
+                reset=reset,
+                secret_action=action,
+                disabled=disabled or bool(getattr(state, "read_only_reason", None)),
+                validate_url=validate_url,
+                ui=ui,
+                secret_store_label=secret_store_label,
+            )
+        )
+    return rows
+
+
+@dataclass
+class Section:
+    title: str
+    rows: list[FieldRow]
+    is_compact: bool = False
+
+    @property
+    def hidden_rows(self) -> list[FieldRow]:
+        return [row for row in self.rows if not row.visible]
+
+    @property
+    def has_error(self) -> bool:
+        return any(row.error for row in self.rows)
+
+    @property
+    def slug(self) -> str:
+        return "sec-" + (re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "other")
+
+
+def sections(rows: Iterable[FieldRow]) -> list[Section]:
+    """Inline fields first (the compact panel), then each group in order of first appearance."""
+    rows = list(rows)
+    result: list[Section] = []
+    compact = [row for row in rows if row.state.inline]
+    if compact:
+        result.append(Section(title=_("Essentials"), rows=compact, is_compact=True))
+    groups: dict[str, list[FieldRow]] = {}
+    for row in rows:
+        if row.state.inline:
+            continue
+        groups.setdefault(row.state.group or "", []).append(row)
+    for title, members in groups.items():
+        result.append(Section(title=title or _("Other"), rows=members))
+    return result
+
+
+def hidden_summary(rows: Sequence[FieldRow]) -> str:
+    """"N settings hidden (shown when mode = local_embedded). Their stored values are kept." """
+    hidden = [row for row in rows if not row.visible]
+    if not hidden:
+        return ""
+    conditions: list[str] = []
+    for row in hidden:
+        for key, expected in (row.state.when or {}).items():
+            text = f"{key} = {expected}"
+            if text not in conditions:
+                conditions.append(text)
+    return ngettext(
+        "%(count)s setting hidden (shown when %(conditions)s). Its stored value is kept.",
+        "%(count)s settings hidden (shown when %(conditions)s). Their stored values are kept.",
+        len(hidden),
+    ) % {"count": len(hidden), "conditions": _(", ").join(conditions)}

@@ -1,0 +1,458 @@
+"""Reads for the live memory view: both stores, the blocked-entry queue, drift backups, pending writes.
+
+All store knowledge comes from ``memory_core``; this module shapes it for templates and adds the
+panel's own notion of an *entry reference*: ``<target>:<key>`` where the key is a digest of the
+entry's exact text. Forms carry references instead of the text itself, so a form never has to
+round-trip entry text through the browser (which would turn line breaks into CRLF), and an entry
+that changed in the meantime simply no longer resolves.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memory_core.config import MemoryConfig, read_memory_config
+from memory_core.drift import DriftInfo, detect_drift, is_backup_name
+from memory_core.entries import TARGETS, file_name_for, parse_entries
+from memory_core.files import read_store_file
+from memory_core.pending import count_pending, list_pending
+from memory_core.state import (
+    BackupFile,
+    EntryView,
+    StoreState,
+    fingerprint,
+    list_backups,
+    read_all_states,
+    read_store_state,
+)
+
+KEY_LENGTH = 32
+_REF = re.compile(rf"^(memory|user):([0-9a-f]{{{KEY_LENGTH}}})$")
+_KEY = re.compile(rf"^[0-9a-f]{{{KEY_LENGTH}}}$")
+
+
+def entry_key(text: str) -> str:
+    """A stable name for one exact entry text (128 bits of SHA-256)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:KEY_LENGTH]
+
+
+def is_target(value: object) -> bool:
+    return isinstance(value, str) and value in TARGETS
+
+
+def is_entry_key(value: object) -> bool:
+    return isinstance(value, str) and _KEY.fullmatch(value) is not None
+
+
+def parse_ref(value: str) -> tuple[str, str] | None:
+    match = _REF.fullmatch(value.strip())
+    return (match.group(1), match.group(2)) if match else None
+
+
+def make_ref(target: str, text: str) -> str:
+    return f"{target}:{entry_key(text)}"
+
+
+# --- the stores ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntryRow:
+    """One entry as the page lists it."""
+
+    target: str
+    key: str
+    view: EntryView
+
+    @property
+    def ref(self) -> str:
+        return f"{self.target}:{self.key}"
+
+    @property
+    def text(self) -> str:
+        return self.view.text
+
+    @property
+    def chars(self) -> int:
+        return self.view.chars
+
+    @property
+    def share_percent(self) -> float:
+        return self.view.share_of_budget * 100
+
+    @property
+    def blocked(self) -> bool:
+        return self.view.blocked
+
+    @property
+    def findings(self) -> list[Any]:
+        return self.view.findings
+
+    @property
+    def pattern_ids(self) -> list[str]:
+        return [finding.pattern_id for finding in self.view.findings]
+
+
+@dataclass(frozen=True)
+class StoreView:
+    state: StoreState
+    rows: list[EntryRow]
+
+    @property
+    def target(self) -> str:
+        return self.state.target
+
+    @property
+    def file_name(self) -> str:
+        return self.state.file_name
+
+    @property
+    def writable(self) -> bool:
+        """The panel writes only files it can read and that round-trip (no drift)."""
+        return self.state.readable and self.state.drift is None
+
+    @property
+    def meter_max(self) -> int:
+        return max(self.state.limit, 1)
+
+    @property
+    def meter_value(self) -> int:
+        return min(self.state.total_chars, self.meter_max)
+
+    @property
+    def meter_low(self) -> int:
+        return self.meter_max * 3 // 4
+
+    @property
+    def meter_high(self) -> int:
+        return self.meter_max * 9 // 10
+
+    @property
+    def header_line(self) -> str:
+        """The title line of the block the agent will inject (its percentage counts placeholders)."""
+        lines = self.state.snapshot.split("\n", 2)
+        return lines[1] if len(lines) > 1 else ""
+
+    @property
+    def version(self) -> str:
+        """Changes whenever anything this store's section shows changes (announced to readers)."""
+        state = self.state
+        parts = [
+            state.status,
+            str(state.error),
+            state.drift.rule if state.drift else "",
+            str(state.limit),
+            str(state.enabled),
+            ",".join(backup.name for backup in state.backups),
+            *(row.key for row in self.rows),
+        ]
+        return hashlib.sha256("\x00".join(parts).encode("utf-8")).hexdigest()[:16]
+
+    @property
+    def blocked_rows(self) -> list[EntryRow]:
+        return [row for row in self.rows if row.blocked]
+
+
+def store_view(state: StoreState) -> StoreView:
+    rows = [EntryRow(target=state.target, key=entry_key(view.text), view=view) for view in state.entries]
+    return StoreView(state=state, rows=rows)
+
+
+@dataclass(frozen=True)
+class PendingRow:
+    id: str
+    action: str
+    target: str
+    summary: str
+    origin: str
+    created_at: datetime | None
+    content: str | None
+    old_text: str | None
+    operations: list[dict[str, str]] = field(default_factory=list)
+    operations_error: bool = False
+
+    @property
+    def automatic(self) -> bool:
+        return self.origin == "background_review"
+
+
+def _text_or_none(value: Any) -> str | None:
+    if value is None:
+        return None
+    return value if isinstance(value, str) else str(value)
+
+
+def _pending_row(record: dict[str, Any]) -> PendingRow:
+    payload = record.get("payload")
+    payload = payload if isinstance(payload, dict) else {}
+    created = record.get("created_at")
+    created_at = None
+    if isinstance(created, (int, float)) and not isinstance(created, bool):
+        try:
+            created_at = datetime.fromtimestamp(float(created), tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            created_at = None
+    operations: list[dict[str, str]] = []
+    operations_error = False
+    raw_ops = payload.get("operations")
+    if payload.get("action") == "batch":
+        if isinstance(raw_ops, list):
+            for op in raw_ops:
+                op = op if isinstance(op, dict) else {}
+                operations.append(
+                    {
+                        "action": str(op.get("action") or "?"),
+                        "content": _text_or_none(op.get("content")) or "",
+                        "old_text": _text_or_none(op.get("old_text")) or "",
+                    }
+                )
+        else:
+            operations_error = True
+    target = payload.get("target")
+    return PendingRow(
+        id=str(record.get("id", "")),
+        action=str(payload.get("action") or record.get("action") or "?"),
+        target="memory" if target is None else str(target),
+        summary=str(record.get("summary") or ""),
+        origin=str(record.get("origin") or "foreground"),
+        created_at=created_at,
+        content=_text_or_none(payload.get("content")),
+        old_text=_text_or_none(payload.get("old_text")),
+        operations=operations,
+        operations_error=operations_error,
+    )
+
+
+def pending_rows(*, home: Path) -> list[PendingRow]:
+    return [_pending_row(record) for record in list_pending(home)]
+
+
+@dataclass(frozen=True)
+class MemoryOverview:
+    """Everything the live memory pages show, read in one go."""
+
+    fingerprint: str
+    config: MemoryConfig
+    stores: list[StoreView]
+    pending: list[PendingRow]
+
+    def store(self, target: str) -> StoreView:
+        return next(store for store in self.stores if store.target == target)
+
+    @property
+    def blocked(self) -> list[EntryRow]:
+        return [row for store in self.stores for row in store.blocked_rows]
+
+
+def memory_overview(*, home: Path) -> MemoryOverview:
+    # The fingerprint is taken first: a change landing while the files are read makes the next
+    # poll differ and re-render, never the other way round.
+    current = fingerprint(home)
+    config = read_memory_config(home)
+    states = read_all_states(home=home, config=config)
+    return MemoryOverview(
+        fingerprint=current,
+        config=config,
+        stores=[store_view(states[target]) for target in TARGETS],
+        pending=pending_rows(home=home),
+    )
+
+
+def store_state(*, home: Path, target: str) -> StoreState:
+    return read_store_state(home=home, target=target)
+
+
+def current_fingerprint(*, home: Path) -> str:
+    """The poll's only work while nothing changes: a few ``stat`` calls."""
+    return fingerprint(home)
+
+
+# --- resolving references -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResolvedRef:
+    target: str
+    key: str
+    text: str | None  # None: no entry with this exact text any more
+
+    @property
+    def ref(self) -> str:
+        return f"{self.target}:{self.key}"
+
+    @property
+    def file_name(self) -> str:
+        return "USER.md" if self.target == "user" else "MEMORY.md"
+
+
+@dataclass(frozen=True)
+class StoreFile:
+    """A store's entries and write-relevant condition, without the threat scan of a full state
+    (cheap enough for every write, even on a large store)."""
+
+    target: str
+    file_name: str
+    entries: list[str]
+    readable: bool
+    error: str | None
+    drift: DriftInfo | None
+
+
+def store_file(*, home: Path, target: str, config: MemoryConfig | None = None) -> StoreFile:
+    config = read_memory_config(home) if config is None else config
+    file_name = file_name_for(target)
+    read = read_store_file(Path(home) / "memories" / file_name)
+    text = read.text or ""
+    return StoreFile(
+        target=target,
+        file_name=file_name,
+        entries=parse_entries(text),
+        readable=read.readable,
+        error=read.error,
+        drift=detect_drift(text, config.limit_for(target)) if read.readable else None,
+    )
+
+
+def resolve_refs(*, home: Path, refs: list[str]) -> list[ResolvedRef]:
+    """Each well-formed reference (duplicates dropped, order kept) with the entry text it names now."""
+    parsed: list[tuple[str, str]] = []
+    for raw in refs:
+        item = parse_ref(raw)
+        if item is not None and item not in parsed:
+            parsed.append(item)
+    if not parsed:
+        return []
+    config = read_memory_config(home)
+    texts: dict[str, dict[str, str]] = {}
+    for target in {target for target, _key in parsed}:
+        current = store_file(home=home, target=target, config=config)
+        texts[target] = {entry_key(text): text for text in current.entries}
+    return [ResolvedRef(target=target, key=key, text=texts[target].get(key)) for target, key in parsed]
+
+
+def find_entry(*, home: Path, target: str, key: str) -> str | None:
+    resolved = resolve_refs(home=home, refs=[f"{target}:{key}"])
+    return resolved[0].text if resolved else None
+
+
+# --- drift backups -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    kind: str  # "add", "remove", "context", "hunk", "meta"
+    text: str
+
+
+@dataclass(frozen=True)
+class BackupEntry:
+    key: str
+    text: str
+    in_store: bool
+
+
+@dataclass(frozen=True)
+class BackupDetail:
+    target: str
+    backup: BackupFile
+    text: str | None
+    error: str | None
+    entries: list[BackupEntry]
+    diff: list[DiffLine]
+    current_text: str | None
+
+    @property
+    def missing_entries(self) -> list[BackupEntry]:
+        return [entry for entry in self.entries if not entry.in_store]
+
+    @property
+    def identical(self) -> bool:
+        return self.text is not None and self.text == self.current_text
+
+
+def backups(*, home: Path, target: str) -> list[BackupFile]:
+    return list(reversed(list_backups(home, target)))  # newest first
+
+
+def find_backup(*, home: Path, target: str, name: str) -> BackupFile | None:
+    """Only names memory_core recognises as this file's backups, and only ones that exist."""
+    file_name = "USER.md" if target == "user" else "MEMORY.md"
+    if not is_backup_name(name, file_name):
+        return None
+    return next((backup for backup in list_backups(home, target) if backup.name == name), None)
+
+
+def _diff_lines(old: str, new: str, *, old_name: str, new_name: str) -> list[DiffLine]:
+    lines = []
+    for line in difflib.unified_diff(
+        old.splitlines(), new.splitlines(), fromfile=old_name, tofile=new_name, lineterm="", n=2
+    ):
+        if line.startswith(("---", "+++")):
+            kind = "meta"
+        elif line.startswith("@@"):
+            kind = "hunk"
+        elif line.startswith("+"):
+            kind = "add"
+        elif line.startswith("-"):
+            kind = "remove"
+        else:
+            kind = "context"
+        lines.append(DiffLine(kind=kind, text=line))
+    return lines
+
+
+def backup_detail(*, home: Path, target: str, backup: BackupFile) -> BackupDetail:
+    read = read_store_file(Path(backup.path))
+    text = read.text if read.readable else None
+    state = read_store_state(home=home, target=target)
+    current_text = None
+    if state.readable:
+        current = read_store_file(Path(state.path))
+        current_text = current.text if current.readable else None
+    current_entries = {view.text for view in state.entries}
+    entries = [
+        BackupEntry(key=entry_key(entry), text=entry, in_store=entry in current_entries)
+        for entry in (parse_entries(text) if text else [])
+    ]
+    diff: list[DiffLine] = []
+    if text is not None and current_text is not None:
+        diff = _diff_lines(text, current_text, old_name=backup.name, new_name=state.file_name)
+    return BackupDetail(
+        target=target,
+        backup=backup,
+        text=text,
+        error=read.error,
+        entries=entries,
+        diff=diff,
+        current_text=current_text,
+    )
+
+
+# --- the overview card on the home page -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MemorySummary:
+    stores: list[StoreState]
+    pending_count: int
+    write_approval: bool
+
+    @property
+    def blocked_count(self) -> int:
+        return sum(state.blocked_count for state in self.stores)
+
+
+def memory_summary(*, home: Path) -> MemorySummary:
+    config = read_memory_config(home)
+    states = read_all_states(home=home, config=config)
+    return MemorySummary(
+        stores=[states[target] for target in TARGETS],
+        pending_count=count_pending(home),
+        write_approval=config.write_approval,
+    )

@@ -1,0 +1,178 @@
+"""Reads for the provider pages and the API: the panel's per-home choices plus provider_schemas state.
+
+Everything about providers themselves (discovery, values, sources, visibility, readiness) comes
+from ``provider_schemas``; this module only adds what lives in the panel's database: which secret
+store a home uses and when the panel last wrote each secret.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+import provider_schemas
+from admin_panel.models import HomePreference, SecretWrite
+
+SECRET_STORE_KEY = "secret_store"  # noqa: S105 - a preference name
+SECRET_STORES = ("env_file", "keyring")
+
+
+def home_key(home: Path) -> str:
+    """How a home is named in the panel's database (resolved, so symlinks do not split it)."""
+    return os.path.realpath(home)
+
+
+def default_secret_store() -> str:
+    store = getattr(settings, "PANEL_SECRET_STORE", "env_file")
+    return store if store in SECRET_STORES else "env_file"
+
+
+# Reads of the two per-home panel records are cached briefly in this process: a provider page or
+# API GET then costs no database query for them. Writes in this process drop the entry at once;
+# the short lifetime bounds staleness when several panel processes share a database. Write paths
+# always read fresh (``fresh=True``).
+_CACHE_SECONDS = 2.0
+_cache_lock = threading.Lock()
+_cache: dict[str, tuple[float, str, dict[str, str]]] = {}
+
+
+def forget_home_cache(home: Path) -> None:
+    with _cache_lock:
+        _cache.pop(home_key(home), None)
+
+
+def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
+    value = HomePreference.objects.filter(home=key, key=SECRET_STORE_KEY).values_list("value", flat=True).first()
+    store = value if value in SECRET_STORES else default_secret_store()
+    rows = SecretWrite.objects.filter(home=key).values_list("variable", "set_at")
+    return store, {variable: when.strftime("%Y-%m-%dT%H:%M:%SZ") for variable, when in rows}
+
+
+def _prefs(home: Path, *, fresh: bool) -> tuple[str, dict[str, str]]:
+    key = home_key(home)
+    now = time.monotonic()
+    if not fresh:
+        with _cache_lock:
+            hit = _cache.get(key)
+        if hit is not None and hit[0] > now:
+            return hit[1], dict(hit[2])
+    store, set_at = _load_prefs(key)
+    with _cache_lock:
+        _cache[key] = (now + _CACHE_SECONDS, store, set_at)
+    return store, dict(set_at)
+
+
+def secret_store_for(*, home: Path, fresh: bool = False) -> str:
+    """The store new secrets of ``home`` go to: the saved per-home choice, else the setting."""
+    return _prefs(home, fresh=fresh)[0]
+
+
+def set_at_map(*, home: Path, fresh: bool = False) -> dict[str, str]:
+    """``{variable: ISO-8601 UTC}`` of the secrets the panel itself wrote for ``home``."""
+    return _prefs(home, fresh=fresh)[1]
+
+
+def provider_state(*, home: Path, name: str) -> Any:
+    """provider_schemas' resolved state of one provider (raises its lookup errors unchanged)."""
+    return provider_schemas.read_provider(
+        home=home, name=name, secret_store=secret_store_for(home=home), set_at=set_at_map(home=home)
+    )
+
+
+@dataclass(frozen=True)
+class ProviderCard:
+    """One card of the providers page."""
+
+    row: dict[str, Any]  # the api.md B3 row
+    docs_url: str
+    is_builtin: bool
+    has_settings: bool
+
+
+@dataclass(frozen=True)
+class ProvidersOverview:
+    active: str
+    active_label: str
+    cards: list[ProviderCard]
+    shadowed: list[Any]
+    unaddressable: list[Any]
+    builtin_files: dict[str, int]
+    missing_active: bool
+
+
+def providers_overview(*, home: Path) -> ProvidersOverview:
+    """Every provider with its status, as the API lists them, plus what only the page shows."""
+    discovery = provider_schemas.discover(home=home)
+    payload = provider_schemas.provider_list_payload(
+        home=home, secret_store=secret_store_for(home=home), discovery=discovery
+    )
+    entries = {entry.name: entry for entry in discovery.providers}
+    cards: list[ProviderCard] = []
+    active = payload.get("active", "")
+    active_label = ""
+    builtin = provider_schemas.BUILTIN_NAME
+    # The built-in store is always first: it is on whatever provider is active.
+    cards.append(
+        ProviderCard(
+            row={
+                "name": builtin,
+                "label": entries[builtin].label if builtin in entries else builtin,
+                "description": entries[builtin].description if builtin in entries else "",
+                "origin": "builtin",
+                "path": None,
+                "status": "ready",
+                "active": True,
+                "missing_secrets": [],
+                "schema_error": None,
+            },
+            docs_url="",
+            is_builtin=True,
+            has_settings=False,
+        )
+    )
+    for row in payload.get("providers", []):
+        if row.get("name") == builtin:
+            continue
+        entry = entries.get(row["name"])
+        schema = entry.schema if entry is not None else None
+        if row.get("active"):
+            active_label = row.get("label") or row["name"]
+        cards.append(
+            ProviderCard(
+                row=row,
+                docs_url=schema.docs_url if schema is not None else "",
+                is_builtin=False,
+                has_settings=entry is not None and entry.has_schema,
+            )
+        )
+    missing_active = any(card.row.get("status") == "missing" for card in cards)
+    return ProvidersOverview(
+        active=active,
+        active_label=active_label or active,
+        cards=cards,
+        shadowed=list(discovery.shadowed),
+        unaddressable=list(discovery.unaddressable),
+        builtin_files=payload.get("builtin_files", {}),
+        missing_active=missing_active,
+    )
+
+
+def provider_summary(*, home: Path) -> dict[str, Any]:
+    """The home page card: which external provider is active and whether it is ready."""
+    active = provider_schemas.read_memory_settings(home=home).active
+    summary: dict[str, Any] = {"active": active, "label": active, "status": "", "missing_secrets": []}
+    if not active:
+        return summary
+    try:
+        state = provider_state(home=home, name=active)
+    except (provider_schemas.InvalidProviderName, provider_schemas.UnknownProvider):
+        summary["status"] = "missing"
+        return summary
+    summary.update(label=state.label, status=state.status, missing_secrets=list(state.missing_secrets))
+    return summary

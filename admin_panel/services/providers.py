@@ -1,0 +1,284 @@
+"""Writes for the provider pages and the API.
+
+``provider_schemas`` does the real work (validation, storage, secrets, activation, the
+``memory:`` section); this module adds the panel's side of each change: the ``set_at`` of
+secrets, the per-home secret-store choice, the audit log, and the short-lived keeping of a new
+secret value between the review step and the save.
+"""
+
+from __future__ import annotations
+
+import secrets as token_source
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.utils import timezone
+
+import provider_schemas
+from admin_panel.models import AuditEntry, HomePreference, SecretWrite
+from admin_panel.selectors.providers import (
+    SECRET_STORE_KEY,
+    SECRET_STORES,
+    forget_home_cache,
+    home_key,
+    secret_store_for,
+)
+from admin_panel.services import audit
+
+User = AbstractBaseUser | AnonymousUser | None
+
+SECRET_CHANGE_WORDS = {"secret_set": "set", "secret_replace": "replaced", "secret_clear": "cleared"}
+
+
+# --- the per-home secret store --------------------------------------------------------------------
+
+
+def set_secret_store(*, home: Path, store: str) -> str:
+    if store not in SECRET_STORES:
+        raise ValueError(f"Unknown secret store: {store}")
+    HomePreference.objects.update_or_create(home=home_key(home), key=SECRET_STORE_KEY, defaults={"value": store})
+    forget_home_cache(home)
+    return store
+
+
+def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterable[str]) -> None:
+    """Remember when the panel wrote each secret (the ``set_at`` of api.md B4)."""
+    key = home_key(home)
+    now = timezone.now()
+    for variable in replaced:
+        SecretWrite.objects.update_or_create(home=key, variable=variable, defaults={"set_at": now})
+    cleared = list(cleared)
+    if cleared:
+        SecretWrite.objects.filter(home=key, variable__in=cleared).delete()
+    forget_home_cache(home)
+
+
+# --- provider settings ----------------------------------------------------------------------------
+
+
+def audit_changes(changes: Sequence[Any], *, store: str) -> list[dict[str, Any]]:
+    """The audit ``details`` of a save: old/new for values, only what happened for secrets."""
+    rows: list[dict[str, Any]] = []
+    for change in changes:
+        key = change.field or change.key
+        word = SECRET_CHANGE_WORDS.get(change.kind)
+        if word is not None:
+            rows.append({"key": key, "secret": word, "store": change.location})
+        else:
+            location = f"{change.location} {change.key}"
+            rows.append({"key": key, "location": location, "old": change.old, "new": change.new})
+    return rows
+
+
+def plan_provider_save(
+    *,
+    home: Path,
+    name: str,
+    values: Mapping[str, Any],
+    clear: Sequence[str] = (),
+    expected_fingerprint: str | None = None,
+) -> Any:
+    """What a save would change (validation included); nothing is written."""
+    return provider_schemas.plan_save(
+        home=home,
+        name=name,
+        values=dict(values),
+        clear=list(clear),
+        secret_store=secret_store_for(home=home, fresh=True),
+        expected_fingerprint=expected_fingerprint,
+    )
+
+
+def save_provider_settings(
+    *,
+    user: User,
+    channel: str,
+    home: Path,
+    name: str,
+    values: Mapping[str, Any],
+    clear: Sequence[str] = (),
+    expected_fingerprint: str | None = None,
+) -> Any:
+    """Validate and write all-or-nothing, then record set_at and the audit entry.
+
+    Raises what ``provider_schemas.save_provider`` raises (ValidationFailed, ConflictError,
+    StorageParseError, SecretStoreUnavailable, SaveFailed, UnknownProvider, SchemaLoadError).
+    """
+    store = secret_store_for(home=home, fresh=True)
+    result = provider_schemas.save_provider(
+        home=home,
+        name=name,
+        values=dict(values),
+        clear=list(clear),
+        secret_store=store,
+        expected_fingerprint=expected_fingerprint,
+    )
+    _after_save(user=user, channel=channel, home=home, name=name, result=result, store=store)
+    return result
+
+
+def commit_provider_plan(*, user: User, channel: str, home: Path, name: str, plan: Any) -> Any:
+    """Commit a reviewed plan (re-checked under the locks by provider_schemas)."""
+    store = secret_store_for(home=home, fresh=True)
+    result = provider_schemas.commit_save(plan)
+    _after_save(user=user, channel=channel, home=home, name=name, result=result, store=store)
+    return result
+
+
+def _after_save(*, user: User, channel: str, home: Path, name: str, result: Any, store: str) -> None:
+    record_secret_writes(home=home, replaced=result.secrets_set, cleared=result.secrets_cleared)
+    if not result.written:
+        return
+    changes = audit_changes(result.changes, store=store)
+    keys = ", ".join(row["key"] for row in changes)
+    audit.record(
+        user=user,
+        channel=channel,
+        home=home,
+        kind=AuditEntry.Kind.PROVIDER_SETTINGS,
+        provider=name,
+        summary=f"Saved {name} settings: {keys}" if keys else f"Saved {name} settings",
+        details={"changes": changes, "written": list(result.written)},
+    )
+
+
+# --- activation -----------------------------------------------------------------------------------
+
+
+def current_active(*, home: Path) -> str:
+    return provider_schemas.read_memory_settings(home=home).active
+
+
+def activate_provider(*, user: User, channel: str, home: Path, name: str) -> str:
+    """Make ``name`` the one external provider (built-in aliases deactivate). Raises NotReady,
+    UnknownProvider, StorageParseError."""
+    old = provider_schemas.normalise_active_provider(current_active(home=home))
+    new = provider_schemas.activate(home=home, name=name, secret_store=secret_store_for(home=home, fresh=True))
+    _record_activation(user=user, channel=channel, home=home, old=old, new=new)
+    return new
+
+
+def deactivate_provider(*, user: User, channel: str, home: Path) -> str:
+    old = provider_schemas.normalise_active_provider(current_active(home=home))
+    new = provider_schemas.deactivate(home=home)
+    _record_activation(user=user, channel=channel, home=home, old=old, new=new)
+    return new
+
+
+def _record_activation(*, user: User, channel: str, home: Path, old: str, new: str) -> None:
+    if old == new:
+        return
+    if new:
+        summary = f"Activated {new}" + (f" (replacing {old})" if old else "")
+    else:
+        summary = f"Deactivated {old}; built-in memory only"
+    audit.record(
+        user=user,
+        channel=channel,
+        home=home,
+        kind=AuditEntry.Kind.ACTIVATION,
+        provider=new or old,
+        summary=summary,
+        details={"old": old, "new": new},
+    )
+
+
+# --- memory settings ------------------------------------------------------------------------------
+
+
+def save_memory_settings(
+    *, user: User, channel: str, home: Path, values: Mapping[str, Any], expected_fingerprint: str | None
+) -> Any:
+    """Write the ``memory:`` keys (validated by provider_schemas) and audit what changed."""
+    before = provider_schemas.read_memory_settings(home=home)
+    after = provider_schemas.save_memory_settings(
+        home=home,
+        values=dict(values),
+        expected_fingerprint=expected_fingerprint,
+        secret_store=secret_store_for(home=home, fresh=True),
+    )
+    changes = [
+        {"key": key, "old": before.stored.get(key), "new": after.stored.get(key)}
+        for key in values
+        if before.stored.get(key) != after.stored.get(key)
+    ]
+    if changes:
+        audit.record(
+            user=user,
+            channel=channel,
+            home=home,
+            kind=AuditEntry.Kind.MEMORY_SETTINGS,
+            summary="Memory settings: " + ", ".join(row["key"] for row in changes),
+            details={"changes": changes},
+        )
+        old_provider = provider_schemas.normalise_active_provider(before.stored.get("provider") or "")
+        new_provider = provider_schemas.normalise_active_provider(after.stored.get("provider") or "")
+        if old_provider != new_provider:
+            _record_activation(user=user, channel=channel, home=home, old=old_provider, new=new_provider)
+    return after
+
+
+# --- new secret values between review and save ---------------------------------------------------
+
+
+@dataclass
+class _Held:
+    owner: str
+    values: dict[str, str]
+    expires: float = field(default=0.0)
+
+
+class HeldSecrets:
+    """New secret values kept in this process's memory only, between the review and the save.
+
+    They never go into a page, a session or the database; the review page carries an opaque
+    token. A restart (or 15 minutes) forgets them and the form asks for the value again.
+    """
+
+    ttl_seconds = 15 * 60
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._items: dict[str, _Held] = {}
+
+    def _owner(self, *, user_id: Any, home: Path, name: str) -> str:
+        return f"{user_id}|{home_key(home)}|{name}"
+
+    def put(self, *, user_id: Any, home: Path, name: str, values: Mapping[str, str]) -> str:
+        token = token_source.token_urlsafe(24)
+        now = time.monotonic()
+        with self._lock:
+            self._items = {k: v for k, v in self._items.items() if v.expires > now}
+            self._items[token] = _Held(
+                owner=self._owner(user_id=user_id, home=home, name=name),
+                values=dict(values),
+                expires=now + self.ttl_seconds,
+            )
+        return token
+
+    def take(self, token: str, *, user_id: Any, home: Path, name: str) -> dict[str, str] | None:
+        """The held values (removed), or None when unknown, expired or someone else's."""
+        with self._lock:
+            held = self._items.pop(token, None)
+        if held is None or held.expires <= time.monotonic():
+            return None
+        if held.owner != self._owner(user_id=user_id, home=home, name=name):
+            return None
+        return held.values
+
+    def peek(self, token: str, *, user_id: Any, home: Path, name: str) -> dict[str, str] | None:
+        with self._lock:
+            held = self._items.get(token)
+        if held is None or held.expires <= time.monotonic():
+            return None
+        if held.owner != self._owner(user_id=user_id, home=home, name=name):
+            return None
+        return dict(held.values)
+
+
+held_secrets = HeldSecrets()

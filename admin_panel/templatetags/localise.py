@@ -1,0 +1,15 @@
+"""``{% load localise %}``: ``{{ message|localise }}`` shows an engine's English message in the
+reader's language (``admin_panel.localisation.localise_message``); other text passes unchanged."""
+
+from __future__ import annotations
+
+from django import template
+
+from admin_panel.localisation import localise_message
+
+register = template.Library()
+
+
+@register.filter(name="localise")
+def localise(value: object) -> str:
+    return localise_message(None if value is None else str(value))

@@ -1,0 +1,188 @@
+"""Template helpers of the memory view.
+
+Entry texts come from files that anyone (or anything) may have written: every piece is escaped
+with :func:`django.utils.html.escape` first and only then joined with the panel's own markup.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+from django import template
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import get_language, ngettext
+from django.utils.translation import gettext as _
+
+from memory_core.threats import INVISIBLE_CHARS
+
+register = template.Library()
+
+
+def _escape_visibly(text: str) -> str:
+    """Escape ``text`` and show invisible format characters as labelled code points."""
+    escaped = escape(text)
+    if escaped.isascii():
+        return escaped
+    pieces = []
+    title = escape(_("invisible character"))  # outside the f-string, so makemessages extracts it
+    for char in escaped:
+        if char in INVISIBLE_CHARS:
+            label = f"U+{ord(char):04X}"
+            pieces.append(f'<span class="invisible-char" title="{title}">{label}</span>')
+        else:
+            pieces.append(char)
+    return "".join(pieces)
+
+
+def merged_spans(spans: Iterable[tuple[int | None, int | None]], length: int) -> list[tuple[int, int]]:
+    """Clamp, drop unknown or empty spans, and merge overlapping or touching ones."""
+    clean = sorted(
+        (max(0, start), min(length, end))
+        for start, end in spans
+        if start is not None and end is not None and min(length, end) > max(0, start)
+    )
+    merged: list[tuple[int, int]] = []
+    for start, end in clean:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    return merged
+
+
+@register.simple_tag
+def highlighted_entry(text: str, findings: Sequence[Any]) -> SafeString:
+    """The entry text with each matched span in ``<mark>``; everything else escaped."""
+    spans = merged_spans(((finding.start, finding.end) for finding in findings), len(text))
+    out = []
+    position = 0
+    for start, end in spans:
+        out.append(_escape_visibly(text[position:start]))
+        out.append(f"<mark>{_escape_visibly(text[start:end])}</mark>")
+        position = end
+    out.append(_escape_visibly(text[position:]))
+    return mark_safe("".join(out))  # noqa: S308 - built from escaped pieces only
+
+
+@register.filter
+def thousands(value: Any) -> str:
+    """``2200`` -> ``2,200`` (the grouping the agent's own usage line uses)."""
+    try:
+        return f"{int(value):,}"
+    except (TypeError, ValueError):
+        return ""
+
+
+@register.filter
+def share(value: Any) -> str:
+    """A fraction of the budget as a percentage with one decimal (``0.0264`` -> ``2.6``)."""
+    try:
+        return f"{float(value) * 100:.1f}"
+    except (TypeError, ValueError):
+        return ""
+
+
+# Per-entry labels as filters: a page can list hundreds of entries and is re-rendered on every
+# change, and a filter costs far less than a {% blocktranslate %} node.
+
+
+@register.filter
+def characters(count: int) -> str:
+    return ngettext("%(count)d character", "%(count)d characters", count) % {"count": count}
+
+
+@register.filter
+def budget_share(fraction: float) -> str:
+    return _("%(share)s%% of the budget") % {"share": share(fraction)}
+
+
+@register.filter
+def entry_label(number: int, file_name: str) -> str:
+    """Completes "Edit" / "Delete" for screen readers: "entry 3 of MEMORY.md"."""
+    return _("entry %(number)s of %(file)s") % {"number": number, "file": file_name}
+
+
+@register.filter
+def blocked_label(pattern_ids: Sequence[str]) -> str:
+    return _("Blocked: %(ids)s") % {"ids": ", ".join(pattern_ids)}
+
+
+class _RenderedEntries:
+    """Rendered entry items, kept across requests: an entry's markup only depends on the values
+    in the key, and a poll re-renders every entry although usually one of them is new. Bounded
+    (least recently used out) and shared by the server's threads."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._items: OrderedDict[tuple[Any, ...], SafeString] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: tuple[Any, ...]) -> SafeString | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+            return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def put(self, key: tuple[Any, ...], html: SafeString) -> None:
+        with self._lock:
+            self._items[key] = html
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+
+_rendered_entries = _RenderedEntries(size=4096)
+
+
+@register.simple_tag(takes_context=True)
+def entry_item(context: template.Context, row: Any, store: Any, number: int) -> SafeString:
+    """One entry of a store list (``memory/partials/_entry.html``), rendered once per distinct key."""
+    can_write = bool(context.get("can_change")) and store.writable
+    links = context["entry_links"]
+    edit_url = links.edit(row) if can_write else ""
+    delete_url = links.delete(row) if can_write else ""
+    # Everything the markup depends on. The row's text is in its ref (a digest), and so are its
+    # length and scanner findings; no per-user secret (such as a CSRF token) is in an entry item.
+    key = (row.ref, row.view.share_of_budget, store.file_name, number, edit_url, delete_url, get_language())
+    html = None if settings.DEBUG else _rendered_entries.get(key)
+    if html is None:
+        html = render_to_string(
+            "memory/partials/_entry.html",
+            {
+                "row": row,
+                "number": number,
+                "file_name": store.file_name,
+                "can_write": can_write,
+                "edit_url": edit_url,
+                "delete_url": delete_url,
+            },
+        )
+        _rendered_entries.put(key, html)
+    return html
+
+
+@register.filter
+def backup_time(value: Any) -> datetime | None:
+    """A file's ``st_mtime`` as an aware UTC datetime."""
+    try:
+        return datetime.fromtimestamp(float(value), tz=UTC)
+    except (TypeError, ValueError, OverflowError, OSError):
+        return None
+
+
+@register.filter
+def ref_id(ref: str) -> str:
+    """A DOM id fragment for an entry reference (``memory:ab12`` -> ``memory-ab12``)."""
+    return ref.replace(":", "-")

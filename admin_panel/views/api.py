@@ -1,0 +1,137 @@
+"""The JSON API of api.md Part B: provider list, declared config GET/PUT, activation.
+
+Payload shapes come from ``provider_schemas`` (its payload builders); these views only map
+requests to those calls and exceptions to status codes. The provider-name guard runs before
+anything touches a path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from django.http import HttpRequest, HttpResponse
+
+import provider_schemas
+from admin_panel.api_auth import api_endpoint, api_error, api_json, read_json_body
+from admin_panel.home import hermes_home
+from admin_panel.selectors import providers as selectors
+from admin_panel.services import providers as services
+
+
+def _home(request: HttpRequest) -> Path | HttpResponse:
+    """The home the request works on: the panel's, or ``?profile=`` beside it (api.md A1)."""
+    profile = request.GET.get("profile", "")
+    base = hermes_home()
+    try:
+        home = provider_schemas.profile_home(home=base, profile=profile)
+    except ValueError as exc:
+        return api_error(str(exc), 400)
+    if not Path(home).is_dir():
+        return api_error(f"Profile '{profile}' does not exist.", 404)
+    return Path(home)
+
+
+def _unknown(name: str) -> HttpResponse:
+    return api_error(f"Unknown memory provider: {name}", 404)
+
+
+@api_endpoint(methods=("GET",))
+def memory_list(request: HttpRequest) -> HttpResponse:
+    home = _home(request)
+    if isinstance(home, HttpResponse):
+        return home
+    store = selectors.secret_store_for(home=home)
+    try:
+        return api_json(provider_schemas.provider_list_payload(home=home, secret_store=store))
+    except provider_schemas.SecretStoreUnavailable as exc:
+        return api_error(f"Secret store unavailable: {exc.reason}", 503)
+
+
+@api_endpoint(methods=("GET", "PUT"))
+def provider_config(request: HttpRequest, name: str) -> HttpResponse:
+    if not provider_schemas.is_provider_name(name):
+        return _unknown(name)
+    home = _home(request)
+    if isinstance(home, HttpResponse):
+        return home
+    if request.method == "GET":
+        return _config_get(home=home, name=name)
+    return _config_put(request, home=home, name=name)
+
+
+def _config_get(*, home: Path, name: str) -> HttpResponse:
+    try:
+        state = selectors.provider_state(home=home, name=name)
+    except (provider_schemas.UnknownProvider, provider_schemas.InvalidProviderName):
+        return api_json(provider_schemas.no_schema_payload(name))
+    except provider_schemas.SecretStoreUnavailable as exc:
+        return api_error(f"Secret store unavailable: {exc.reason}", 503)
+    return api_json(provider_schemas.provider_config_payload(state))
+
+
+def _config_put(request: HttpRequest, *, home: Path, name: str) -> HttpResponse:
+    try:
+        values, clear = provider_schemas.parse_put_body(read_json_body(request))
+    except ValueError as exc:  # body is not JSON
+        return api_error(str(exc), 422)
+    except provider_schemas.BodyError as exc:
+        return api_error(exc.text, 422)
+    try:
+        result = services.save_provider_settings(
+            user=request.user, channel="api", home=home, name=name, values=values, clear=clear
+        )
+    except (provider_schemas.UnknownProvider, provider_schemas.InvalidProviderName):
+        return _unknown(name)
+    except provider_schemas.SchemaLoadError as exc:
+        return api_error(exc.detail_for(name), 409, schema_error=exc.as_dict())
+    except provider_schemas.ValidationFailed as exc:
+        return api_json(provider_schemas.validation_error_payload(exc), status=400)
+    except provider_schemas.StorageParseError as exc:
+        return api_error(exc.detail, 409, file=exc.file)
+    except provider_schemas.SecretStoreUnavailable as exc:
+        return api_error(f"Secret store unavailable: {exc.reason}", 503)
+    except provider_schemas.SaveFailed:
+        return api_error("Internal server error", 500)
+    return api_json(provider_schemas.save_result_payload(result))
+
+
+@api_endpoint(methods=("PUT",))
+def memory_provider(request: HttpRequest) -> HttpResponse:
+    """Activation: the only way the API changes ``memory.provider`` (api.md B6)."""
+    try:
+        body = read_json_body(request)
+    except ValueError as exc:
+        return api_error(str(exc), 422)
+    if not isinstance(body, dict):
+        return api_error("Request body must be a JSON object", 422)
+    name = body.get("provider", "")
+    if name is None:
+        name = ""
+    if not isinstance(name, str):
+        return api_error("'provider' must be a string", 422)
+    home = _home(request)
+    if isinstance(home, HttpResponse):
+        return home
+    try:
+        active = services.activate_provider(user=request.user, channel="api", home=home, name=name)
+    except provider_schemas.UnknownProvider:
+        return api_error(f"Unknown memory provider '{name}'.", 400)
+    except provider_schemas.InvalidProviderName:
+        return api_error(f"Unknown memory provider '{name}'.", 400)
+    except provider_schemas.NotReady as exc:
+        extra: dict[str, object] = {}
+        if exc.schema_error is not None:
+            extra["schema_error"] = exc.schema_error.as_dict()
+        else:
+            extra["missing_secrets"] = exc.missing_secrets
+        return api_error(str(exc), 400, **extra)
+    except provider_schemas.StorageParseError as exc:
+        return api_error(exc.detail, 409, file=exc.file)
+    except provider_schemas.SecretStoreUnavailable as exc:
+        return api_error(f"Secret store unavailable: {exc.reason}", 503)
+    return api_json({"ok": True, "active": active})
+
+
+@api_endpoint(methods=("GET", "PUT"))
+def no_such_route(request: HttpRequest) -> HttpResponse:
+    return api_error("Not Found", 404)

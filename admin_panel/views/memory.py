@@ -1,0 +1,475 @@
+"""The live memory view: both stores as the agent sees them, blocked entries, pending writes, drift.
+
+Thin views: reads through ``admin_panel.selectors.memory``, writes through
+``admin_panel.services.memory`` (memory_core underneath, under the store lock). Every page works
+without JavaScript; ``memory.js`` adds live updates (the poll below) and opens forms in a dialog
+(htmx requests get the form fragment; a finished write answers with ``HX-Redirect``).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme, urlencode
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from admin_panel.forms.memory import BackupSelectionForm, EntryForm, EntrySelectionForm, PendingActionForm
+from admin_panel.home import hermes_home
+from admin_panel.localisation import localise_message
+from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.selectors import memory as selectors
+from admin_panel.services import memory as services
+
+UNDO_SESSION_KEY = "memory_undo"
+UNDO_SECONDS = 15 * 60
+FINGERPRINT_HEADER = "X-Memory-Fingerprint"
+
+# The live part of each page, re-rendered by the poll when the fingerprint changes.
+LIVE_PARTIALS = {
+    "page": "memory/partials/_page_live.html",
+    "blocked": "memory/partials/_blocked_live.html",
+    "pending": "memory/partials/_pending_live.html",
+}
+LIVE_PAGES = {"page": "memory", "blocked": "memory_blocked", "pending": "memory_pending"}
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def _target_or_404(target: str) -> str:
+    if not selectors.is_target(target):
+        raise Http404(_("There is no such memory store."))
+    return target
+
+
+def _next_url(request: HttpRequest, default: str = "") -> str:
+    """Where to go after a write: a same-site path the form carried, else ``default``."""
+    candidate = request.POST.get("next") or request.GET.get("next") or ""
+    if (
+        candidate.startswith("/")
+        and not candidate.startswith("//")
+        and url_has_allowed_host_and_scheme(candidate, allowed_hosts={request.get_host()})
+    ):
+        return candidate
+    return default or reverse("memory")
+
+
+def _done(request: HttpRequest, url: str) -> HttpResponse:
+    """Finish a write: a redirect, or for htmx (a form in the dialog) a full navigation."""
+    if request.htmx:
+        response = HttpResponse()
+        response["HX-Redirect"] = url
+        return response
+    return redirect(url)
+
+
+def _page(request: HttpRequest, template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+    """The whole page, or for htmx just its dialog fragment (``memory/partials/_<name>``)."""
+    if request.htmx:
+        folder, _slash, name = template.rpartition("/")
+        return render(request, f"{folder}/partials/_{name}", {**context, "in_dialog": True})
+    return render(request, template, context, status=status)
+
+
+class EntryLinks:
+    """The edit and delete links of entries, built by string joining: a page may list hundreds of
+    entries and is re-rendered on every change, and ``reverse`` per entry is a large share of that."""
+
+    _PLACEHOLDER = "0" * selectors.KEY_LENGTH
+
+    def __init__(self, page_url: str) -> None:
+        self.next_query = urlencode({"next": page_url})
+        self._edit = {
+            target: reverse("memory_entry_edit", args=[target, self._PLACEHOLDER]).split(self._PLACEHOLDER)
+            for target in ("memory", "user")
+        }
+        self._delete = reverse("memory_delete_confirm")
+
+    def edit(self, row: selectors.EntryRow) -> str:
+        before, after = self._edit[row.target]
+        return f"{before}{row.key}{after}?{self.next_query}"
+
+    def delete(self, row: selectors.EntryRow) -> str:
+        return f"{self._delete}?{urlencode({'entry': row.ref})}&{self.next_query}"
+
+
+def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view: str) -> dict[str, Any]:
+    # Links inside the live part come back to this page; the poll renders them too, so the page's
+    # address is named explicitly instead of taken from the (poll) request.
+    page_url = reverse(LIVE_PAGES[view])
+    return {
+        "overview": overview,
+        "can_change": can_change(request.user),
+        "live_view": view,
+        "page_url": page_url,
+        "entry_links": EntryLinks(page_url),
+    }
+
+
+def _undo_offer(request: HttpRequest) -> dict[str, Any] | None:
+    offer = request.session.get(UNDO_SESSION_KEY)
+    if not isinstance(offer, dict):
+        return None
+    if time.time() - float(offer.get("at", 0)) > UNDO_SECONDS:
+        request.session.pop(UNDO_SESSION_KEY, None)
+        return None
+    return offer
+
+
+def _preview(text: str, width: int = 70) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def _refusal_reason(error: str) -> str:
+    """A short reason for the admin from the store's (agent-facing) refusal text."""
+    if error.startswith("Memory at "):
+        return _("it does not fit in the budget")
+    if error.startswith("Blocked:"):
+        return _("the threat scanner blocks it (%(detail)s)") % {"detail": localise_message(error)}
+    return localise_message(error)
+
+
+def _report_readd(request: HttpRequest, report: services.ReaddReport) -> None:
+    if report.added:
+        messages.success(
+            request,
+            _("Added back %(count)d of %(total)d entries.")
+            % {
+                "count": len(report.added),
+                "total": len(report.added) + len(report.already_present) + len(report.refused),
+            },
+        )
+    for target, text in report.already_present:
+        messages.info(
+            request,
+            _("Already in %(file)s: “%(entry)s”") % {"file": services.FILE_NAMES[target], "entry": _preview(text)},
+        )
+    for target, text, why in report.refused:
+        messages.warning(
+            request,
+            _("Not added back to %(file)s: “%(entry)s” — %(reason)s")
+            % {"file": services.FILE_NAMES[target], "entry": _preview(text), "reason": _refusal_reason(why)},
+        )
+
+
+# --- pages ----------------------------------------------------------------------------------------
+
+
+@require_GET
+@viewer_required
+def memory_page(request: HttpRequest) -> HttpResponse:
+    overview = selectors.memory_overview(home=hermes_home())
+    context = _live_context(request, overview, "page")
+    context["undo"] = _undo_offer(request) if context["can_change"] else None
+    return render(request, "memory/page.html", context)
+
+
+@require_GET
+@viewer_required
+def memory_blocked(request: HttpRequest) -> HttpResponse:
+    overview = selectors.memory_overview(home=hermes_home())
+    return render(request, "memory/blocked.html", _live_context(request, overview, "blocked"))
+
+
+@require_GET
+@viewer_required
+def memory_pending(request: HttpRequest) -> HttpResponse:
+    overview = selectors.memory_overview(home=hermes_home())
+    return render(request, "memory/pending.html", _live_context(request, overview, "pending"))
+
+
+@require_GET
+@viewer_required
+def memory_snapshot(request: HttpRequest) -> HttpResponse:
+    overview = selectors.memory_overview(home=hermes_home())
+    return render(request, "memory/snapshot.html", {"overview": overview})
+
+
+@require_GET
+@viewer_required
+def memory_poll(request: HttpRequest) -> HttpResponse:
+    """204 while the stores are unchanged (a few ``stat`` calls, no render), else the live part."""
+    view = request.GET.get("view", "page")
+    if view not in LIVE_PARTIALS:
+        response = HttpResponse(status=400)
+    else:
+        home = hermes_home()
+        if request.GET.get("fp", "") == selectors.current_fingerprint(home=home):
+            response = HttpResponse(status=204)
+        else:
+            overview = selectors.memory_overview(home=home)
+            response = render(request, LIVE_PARTIALS[view], _live_context(request, overview, view))
+            response[FINGERPRINT_HEADER] = overview.fingerprint
+    # Set by hand rather than with never_cache: this runs twice a second per open tab.
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+# --- adding and editing ---------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
+    target = _target_or_404(target)
+    home = hermes_home()
+    state = selectors.store_state(home=home, target=target)
+    form = EntryForm(request.POST or None)
+    outcome = None
+    if request.method == "POST" and form.is_valid():
+        outcome = services.add_entry(home=home, user=request.user, target=target, content=form.cleaned_data["content"])
+        if outcome.ok:
+            messages.success(request, outcome.message)
+            return _done(request, _next_url(request))
+    context = {
+        "mode": "add",
+        "target": target,
+        "state": state,
+        "refusal": services.write_refusal(state),
+        "form": form,
+        "outcome": outcome,
+        "action_url": reverse("memory_entry_add", args=[target]),
+        "next": _next_url(request),
+    }
+    return _page(request, "memory/entry_form.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpResponse:
+    target = _target_or_404(target)
+    if not selectors.is_entry_key(key):
+        raise Http404(_("There is no such entry."))
+    home = hermes_home()
+    state = selectors.store_state(home=home, target=target)
+    current = selectors.find_entry(home=home, target=target, key=key)
+    context: dict[str, Any] = {
+        "mode": "edit",
+        "target": target,
+        "state": state,
+        "refusal": services.write_refusal(state),
+        "action_url": reverse("memory_entry_edit", args=[target, key]),
+        "next": _next_url(request),
+        "current": current,
+    }
+    if current is None:
+        context["gone"] = True
+        return _page(request, "memory/entry_form.html", context, status=404)
+    form = EntryForm(request.POST or None, initial={"content": current})
+    outcome = None
+    if request.method == "POST" and form.is_valid():
+        outcome = services.edit_entry(
+            home=home,
+            user=request.user,
+            target=target,
+            old_content=current,
+            new_content=form.cleaned_data["content"],
+        )
+        if outcome.ok:
+            messages.success(request, outcome.message)
+            return _done(request, _next_url(request))
+    context.update(form=form, outcome=outcome)
+    # The entry changed between this request's read and the store's lock: nothing was written.
+    return _page(request, "memory/entry_form.html", context, status=409 if outcome and outcome.gone else 200)
+
+
+# --- deleting and undo ----------------------------------------------------------------------------
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
+    """GET: the confirmation page listing exactly what will be deleted. POST: delete it."""
+    home = hermes_home()
+    form = EntrySelectionForm(request.POST if request.method == "POST" else request.GET)
+    next_url = _next_url(request)
+    if not form.is_valid():
+        return _page(request, "memory/delete_confirm.html", {"form": form, "refs": [], "next": next_url}, status=400)
+    refs = selectors.resolve_refs(home=home, refs=form.cleaned_data["entry"])
+    if request.method == "GET":
+        return _page(
+            request,
+            "memory/delete_confirm.html",
+            {
+                "form": form,
+                "refs": refs,
+                "present": [ref for ref in refs if ref.text is not None],
+                "gone": [ref for ref in refs if ref.text is None],
+                "next": next_url,
+            },
+        )
+    outcome = services.delete_entries(home=home, user=request.user, refs=refs)
+    for level, text in outcome.messages:
+        messages.add_message(request, getattr(messages, level.upper()), text)
+    if outcome.deleted:
+        request.session[UNDO_SESSION_KEY] = {"at": time.time(), "items": [list(item) for item in outcome.deleted]}
+    return _done(request, next_url)
+
+
+@require_POST
+@staff_required
+def memory_undo(request: HttpRequest) -> HttpResponse:
+    offer = _undo_offer(request)
+    request.session.pop(UNDO_SESSION_KEY, None)
+    if offer is None:
+        messages.warning(request, _("There is nothing to undo any more."))
+        return _done(request, _next_url(request))
+    items = [
+        (str(target), str(text))
+        for target, text in offer.get("items", [])
+        if selectors.is_target(target) and isinstance(text, str)
+    ]
+    report = services.readd_entries(home=hermes_home(), user=request.user, items=items, reason="undo")
+    _report_readd(request, report)
+    return _done(request, _next_url(request))
+
+
+@require_POST
+@staff_required
+def memory_undo_dismiss(request: HttpRequest) -> HttpResponse:
+    request.session.pop(UNDO_SESSION_KEY, None)
+    return _done(request, _next_url(request))
+
+
+# --- pending writes -------------------------------------------------------------------------------
+
+
+@require_POST
+@staff_required
+def memory_pending_action(request: HttpRequest) -> HttpResponse:
+    """Approve or reject pending writes: one (a row's button) or the selected ones."""
+    home = hermes_home()
+    next_url = _next_url(request, reverse("memory_pending"))
+    data = request.POST.copy()
+    row_action = data.get("row_action", "")
+    if row_action:
+        # A row's own button: "approve:<id>" or "reject:<id>".
+        action, _sep, pending_id = row_action.partition(":")
+        data.setlist("pending_id", [pending_id])
+        data["action"] = action
+    form = PendingActionForm(data)
+    if not form.is_valid():
+        for errors in form.errors.values():
+            for error in errors:
+                messages.error(request, error)
+        return _done(request, next_url)
+    ids = form.cleaned_data["pending_id"]
+    if form.cleaned_data["action"] == "approve":
+        for outcome in services.approve_pending(home=home, user=request.user, ids=ids):
+            if outcome.ok:
+                messages.success(
+                    request,
+                    _("Approved and saved %(id)s: %(summary)s")
+                    % {"id": outcome.pending_id, "summary": outcome.summary},
+                )
+            else:
+                messages.error(
+                    request,
+                    _("Could not apply %(id)s; it stays pending. The store said: %(error)s")
+                    % {"id": outcome.pending_id, "error": localise_message(outcome.error)},
+                )
+    else:
+        for outcome in services.reject_pending(home=home, user=request.user, ids=ids):
+            if outcome.ok:
+                messages.success(
+                    request, _("Rejected %(id)s: %(summary)s") % {"id": outcome.pending_id, "summary": outcome.summary}
+                )
+            else:
+                messages.error(
+                    request,
+                    _("Could not reject %(id)s: %(error)s")
+                    % {"id": outcome.pending_id, "error": localise_message(outcome.error)},
+                )
+    return _done(request, next_url)
+
+
+# --- drift backups --------------------------------------------------------------------------------
+
+
+def _backup_or_404(*, home: Path, target: str, name: str) -> Any:
+    backup = selectors.find_backup(home=home, target=target, name=name)
+    if backup is None:
+        raise Http404(_("There is no such backup."))
+    return backup
+
+
+@require_GET
+@viewer_required
+def memory_backups(request: HttpRequest, target: str) -> HttpResponse:
+    target = _target_or_404(target)
+    home = hermes_home()
+    state = selectors.store_state(home=home, target=target)
+    return render(
+        request,
+        "memory/backups.html",
+        {"target": target, "state": state, "backups": selectors.backups(home=home, target=target)},
+    )
+
+
+@require_GET
+@viewer_required
+def memory_backup_detail(request: HttpRequest, target: str, name: str) -> HttpResponse:
+    target = _target_or_404(target)
+    home = hermes_home()
+    backup = _backup_or_404(home=home, target=target, name=name)
+    detail = selectors.backup_detail(home=home, target=target, backup=backup)
+    state = selectors.store_state(home=home, target=target)
+    return render(
+        request,
+        "memory/backup_detail.html",
+        {
+            "target": target,
+            "detail": detail,
+            "state": state,
+            "refusal": services.write_refusal(state),
+            "can_change": can_change(request.user),
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def memory_restore(request: HttpRequest, target: str, name: str) -> HttpResponse:
+    """GET: confirm which backup entries will be added back. POST: add them (normal add path)."""
+    target = _target_or_404(target)
+    home = hermes_home()
+    backup = _backup_or_404(home=home, target=target, name=name)
+    detail = selectors.backup_detail(home=home, target=target, backup=backup)
+    by_key = {entry.key: entry for entry in detail.entries}
+    form = BackupSelectionForm(request.POST if request.method == "POST" else request.GET, keys=list(by_key))
+    detail_url = reverse("memory_backup_detail", args=[target, name])
+    if not form.is_valid():
+        return _page(
+            request,
+            "memory/restore_confirm.html",
+            {"form": form, "detail": detail, "target": target, "chosen": [], "back_url": detail_url},
+            status=400,
+        )
+    chosen = [by_key[key] for key in form.cleaned_data["entry"]]
+    if request.method == "GET":
+        state = selectors.store_state(home=home, target=target)
+        return _page(
+            request,
+            "memory/restore_confirm.html",
+            {
+                "form": form,
+                "detail": detail,
+                "target": target,
+                "chosen": chosen,
+                "back_url": detail_url,
+                "refusal": services.write_refusal(state),
+            },
+        )
+    report = services.readd_entries(
+        home=home, user=request.user, items=[(target, entry.text) for entry in chosen], reason=f"backup {name}"
+    )
+    _report_readd(request, report)
+    return _done(request, detail_url)

@@ -1,0 +1,427 @@
+"""Provider pages: the list, one provider's generic form, review-then-save, activation.
+
+Thin views: state comes from ``admin_panel.selectors.providers`` (provider_schemas underneath),
+writes go through ``admin_panel.services.providers``. Every page works without JavaScript;
+htmx only re-renders single rows (validation when a field is left, ``when`` visibility).
+"""
+
+from __future__ import annotations
+
+from functools import wraps
+from pathlib import Path
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+import provider_schemas
+from admin_panel.forms.provider import (
+    Submission,
+    build_rows,
+    hidden_summary,
+    parse_submission,
+    sections,
+)
+from admin_panel.home import hermes_home
+from admin_panel.localisation import localise_entry, localise_overview, localise_provider_state
+from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.selectors import providers as selectors
+from admin_panel.services import providers as services
+
+
+def store_errors(view: Any) -> Any:
+    """A keyring that cannot be used (locked, no backend) is reported on a page of its own: the
+    provider pages cannot say whether secrets are set without it. Nothing is written."""
+
+    @wraps(view)
+    def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        try:
+            return view(request, *args, **kwargs)
+        except provider_schemas.SecretStoreUnavailable as exc:
+            return render(request, "providers/store_unavailable.html", {"reason": exc.reason}, status=503)
+
+    return wrapper
+
+
+NEXT_START = gettext_lazy("Changes apply the next time the agent starts; running conversations keep their settings.")
+
+
+# --- helpers --------------------------------------------------------------------------------------
+
+
+def _state_or_404(*, home: Path, name: str) -> Any:
+    try:
+        return localise_provider_state(selectors.provider_state(home=home, name=name))
+    except (provider_schemas.InvalidProviderName, provider_schemas.UnknownProvider):
+        raise Http404(_("Unknown memory provider.")) from None
+
+
+def _entry_or_404(*, home: Path, name: str) -> Any:
+    try:
+        entry = provider_schemas.get_provider(home=home, name=name)
+    except provider_schemas.InvalidProviderName:
+        raise Http404(_("Unknown memory provider.")) from None
+    if entry is None:
+        raise Http404(_("Unknown memory provider."))
+    return localise_entry(entry)
+
+
+def _secret_store_label(store: str) -> str:
+    return _("the OS keyring") if store == "keyring" else _(".env file")
+
+
+def _detail_context(
+    request: HttpRequest,
+    *,
+    home: Path,
+    state: Any,
+    data: Any = None,
+    sub: Submission | None = None,
+    errors: dict[str, str] | None = None,
+    conflict: list[str] | None = None,
+    notice: str = "",
+    fresh_values: bool = False,
+) -> dict[str, Any]:
+    editable = can_change(request.user) and state.can_save
+    store_label = _secret_store_label(selectors.secret_store_for(home=home))
+    rows = build_rows(
+        state,
+        data=data,
+        sub=sub,
+        errors=errors,
+        disabled=not editable,
+        validate_url=reverse("provider_field", args=[state.name]) if editable else "",
+        fresh_values=fresh_values,
+        secret_store_label=store_label,
+    )
+    summary = [row for row in rows if row.error]
+    return {
+        "state": state,
+        "rows": rows,
+        "sections": sections(rows),
+        "hidden_summary": hidden_summary(rows),
+        "error_rows": summary,
+        "editable": editable,
+        "can_change": can_change(request.user),
+        "conflict": conflict or [],
+        "notice": notice,
+        "secret_store_label": store_label,
+    }
+
+
+def _render_detail(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:
+    return render(request, "providers/detail.html", context, status=status)
+
+
+# --- pages ----------------------------------------------------------------------------------------
+
+
+@require_GET
+@viewer_required
+@store_errors
+def provider_list(request: HttpRequest) -> HttpResponse:
+    home = hermes_home()
+    overview = localise_overview(selectors.providers_overview(home=home), home=home)
+    return render(
+        request,
+        "providers/list.html",
+        {"overview": overview, "can_change": can_change(request.user)},
+    )
+
+
+@require_http_methods(["GET", "POST"])
+@viewer_required
+@store_errors
+def provider_detail(request: HttpRequest, name: str) -> HttpResponse:
+    """The form. A POST here is "Back to the form" from the review page: edits are kept."""
+    home = hermes_home()
+    if request.method == "POST" and not can_change(request.user):
+        return redirect("provider_detail", name=name)
+    state = _state_or_404(home=home, name=name)
+    entry = state.entry
+    if not entry.has_schema:
+        return render(
+            request,
+            "providers/no_settings.html",
+            {
+                "entry": entry,
+                "can_change": can_change(request.user),
+                "active_name": provider_schemas.normalise_active_provider(services.current_active(home=home)),
+                "is_builtin": entry.name == provider_schemas.BUILTIN_NAME,
+            },
+        )
+    if request.method == "POST":
+        sub = parse_submission(state.fields, request.POST)
+        notice = ""
+        if sub.secret_actions and any(a == "replace" for a in sub.secret_actions.values()):
+            notice = _("New secret values are never sent back to the browser: enter them again before saving.")
+            for key, action in sub.secret_actions.items():
+                if action == "replace":
+                    sub.errors[key] = _("Enter the new value again.")
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub,
+                                  errors=sub.errors, notice=notice)
+        return _render_detail(request, context)
+    return _render_detail(request, _detail_context(request, home=home, state=state))
+
+
+@require_POST
+@staff_required
+@store_errors
+def provider_field(request: HttpRequest, name: str) -> HttpResponse:
+    """htmx: validate the field the user just left and re-render that row (plus any row whose
+    visibility flipped, out of band). Nothing is written."""
+    home = hermes_home()
+    state = _state_or_404(home=home, name=name)
+    key = request.GET.get("key", "")
+    if key not in {f.key for f in state.fields}:
+        raise Http404(_("Unknown field."))
+    sub = parse_submission(state.fields, request.POST)
+    errors: dict[str, str] = {}
+    if key in sub.errors:
+        errors[key] = sub.errors[key]
+    elif key in sub.values or key in sub.clear:
+        plan = services.plan_provider_save(
+            home=home, name=name, values={key: sub.values[key]} if key in sub.values else {},
+            clear=[key] if key in sub.clear else [],
+        )
+        if key in plan.errors:
+            errors[key] = plan.errors[key]
+    store_label = _secret_store_label(selectors.secret_store_for(home=home))
+    rows = build_rows(state, data=request.POST, sub=sub, errors=errors,
+                      validate_url=reverse("provider_field", args=[name]), secret_store_label=store_label)
+    this = next(row for row in rows if row.key == key)
+    flipped = [
+        row for row in rows
+        if row.key != key and row.state.when and request.POST.get(f"vis:{row.key}") != ("1" if row.visible else "0")
+    ]
+    return render(
+        request,
+        "providers/partials/_field_response.html",
+        {
+            "row": this,
+            "oob_rows": flipped,
+            "hidden_summary": hidden_summary(rows),
+            "editable": True,
+        },
+    )
+
+
+@require_POST
+@staff_required
+@store_errors
+def provider_review(request: HttpRequest, name: str) -> HttpResponse:
+    """Validate everything and show exactly what a save would change. Nothing is written."""
+    home = hermes_home()
+    state = _state_or_404(home=home, name=name)
+    if state.schema is None:
+        return redirect("provider_detail", name=name)
+    sub = parse_submission(state.fields, request.POST)
+    fingerprint = request.POST.get("fingerprint", "")
+    if sub.errors:
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=sub.errors)
+        return _render_detail(request, context, status=400)
+    try:
+        plan = services.plan_provider_save(
+            home=home, name=name, values=sub.values, clear=sub.clear, expected_fingerprint=fingerprint or None
+        )
+    except provider_schemas.StorageParseError as exc:
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
+        context["storage_error"] = exc.detail
+        return _render_detail(request, context, status=409)
+    if plan.errors:
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=plan.errors)
+        return _render_detail(request, context, status=400)
+    if plan.conflict:
+        return _conflict(request, home=home, name=name, sub=sub, changes=plan.conflict)
+    if not plan.changes:
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
+        context["notice"] = _("Nothing to save: no setting differs from what is stored.")
+        context["ignored"] = plan.ignored
+        return _render_detail(request, context)
+    token = ""
+    if sub.secret_values:
+        token = services.held_secrets.put(user_id=request.user.pk, home=home, name=name, values=sub.secret_values)
+    return render(
+        request,
+        "providers/review.html",
+        {
+            "state": state,
+            "plan": plan,
+            "fingerprint": fingerprint,
+            "plain_values": sub.plain_values,
+            "edited": sub.edited,
+            "clear": sub.clear,
+            "secret_replace": sorted(sub.secret_values),
+            "secret_clear": [key for key, action in sub.secret_actions.items() if action == "clear"],
+            "token": token,
+            "labels": {f.key: f.label for f in state.fields},
+            "secret_store_label": _secret_store_label(selectors.secret_store_for(home=home)),
+        },
+    )
+
+
+def _conflict(request: HttpRequest, *, home: Path, name: str, sub: Submission, changes: list[str]) -> HttpResponse:
+    """Refuse: the files changed since the form was loaded. The user's edits stay in the form, on
+    top of the fresh values; nothing is overwritten."""
+    state = _state_or_404(home=home, name=name)
+    context = _detail_context(
+        request, home=home, state=state, data=request.POST, sub=sub, conflict=changes, fresh_values=True
+    )
+    return _render_detail(request, context, status=409)
+
+
+@require_POST
+@staff_required
+@store_errors
+def provider_save(request: HttpRequest, name: str) -> HttpResponse:
+    """Commit the reviewed changes, refusing if anything changed since the form was loaded."""
+    home = hermes_home()
+    state = _state_or_404(home=home, name=name)
+    # The review page posts the same names as the form; new secret values come from memory.
+    sub = parse_submission(state.fields, request.POST)
+    fingerprint = request.POST.get("fingerprint", "")
+    replace_keys = [k for k, a in sub.secret_actions.items() if a == "replace"]
+    if replace_keys:
+        held = services.held_secrets.take(
+            request.POST.get("token", ""), user_id=request.user.pk, home=home, name=name
+        )
+        if held is None or set(held) != set(replace_keys):
+            errors = {key: _("Enter the new value again: it is only kept for 15 minutes.") for key in replace_keys}
+            context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
+            context["notice"] = _("Nothing was saved.")
+            return _render_detail(request, context, status=400)
+        for key in replace_keys:
+            sub.errors.pop(key, None)
+        sub.values.update(held)
+    if sub.errors:
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=sub.errors)
+        return _render_detail(request, context, status=400)
+    unconfirmed = [k for k, a in sub.secret_actions.items() if a == "clear" and not request.POST.get(f"confirm:{k}")]
+    if unconfirmed:
+        labels = ", ".join(f.label for f in state.fields if f.key in unconfirmed)
+        messages.error(request, _("Nothing was saved: confirm clearing %(labels)s first.") % {"labels": labels})
+        return redirect("provider_detail", name=name)
+    try:
+        plan = services.plan_provider_save(
+            home=home, name=name, values=sub.values, clear=sub.clear, expected_fingerprint=fingerprint or None
+        )
+        if plan.errors:
+            context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=plan.errors)
+            return _render_detail(request, context, status=400)
+        if plan.conflict:
+            return _conflict(request, home=home, name=name, sub=sub, changes=plan.conflict)
+        result = services.commit_provider_plan(user=request.user, channel="panel", home=home, name=name, plan=plan)
+    except provider_schemas.ConflictError as exc:
+        return _conflict(request, home=home, name=name, sub=sub, changes=exc.changes)
+    except provider_schemas.ValidationFailed as exc:
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=exc.errors)
+        return _render_detail(request, context, status=400)
+    except provider_schemas.StorageParseError as exc:
+        messages.error(request, exc.detail)
+        return redirect("provider_detail", name=name)
+    except provider_schemas.SecretStoreUnavailable as exc:
+        messages.error(request, _("Nothing was saved: the secret store is unavailable (%(reason)s).")
+                       % {"reason": exc.reason})
+        return redirect("provider_detail", name=name)
+    except provider_schemas.SaveFailed:
+        messages.error(request, _("Nothing was saved: a write failed and every change was rolled back."))
+        return redirect("provider_detail", name=name)
+    if result.written:
+        messages.success(request, _("Saved. Changes apply the next time the agent starts."))
+    else:
+        messages.info(request, _("Nothing needed writing: the files already hold these values."))
+    if not result.active or provider_schemas.normalise_active_provider(result.active) != name:
+        messages.info(request, _("%(label)s is not the active provider.") % {"label": state.label})
+    return redirect("provider_detail", name=name)
+
+
+# --- activation -----------------------------------------------------------------------------------
+
+
+def _activation_context(*, home: Path, entry: Any) -> dict[str, Any]:
+    active = provider_schemas.normalise_active_provider(services.current_active(home=home))
+    replaced_label = ""
+    if active and active != entry.name:
+        try:
+            other = provider_schemas.get_provider(home=home, name=active)
+        except provider_schemas.InvalidProviderName:
+            other = None
+        replaced_label = localise_entry(other).label if other is not None else active
+    status = "ready"
+    missing: list[dict[str, Any]] = []
+    schema_error = None
+    if entry.has_schema:
+        state = localise_provider_state(selectors.provider_state(home=home, name=entry.name))
+        status = state.status
+        missing = list(state.missing_secrets)
+        schema_error = state.schema_error
+    return {
+        "entry": entry,
+        "active": active,
+        "is_active": active == entry.name,
+        "replaced": active if active and active != entry.name else "",
+        "replaced_label": replaced_label,
+        "status": status,
+        "missing": missing,
+        "schema_error": schema_error,
+        "can_activate": status == "ready",
+    }
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+@store_errors
+def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
+    home = hermes_home()
+    entry = _entry_or_404(home=home, name=name)
+    if entry.name == provider_schemas.BUILTIN_NAME:
+        return redirect("provider_deactivate")
+    context = _activation_context(home=home, entry=entry)
+    if request.method == "GET":
+        return render(request, "providers/activate_confirm.html", context)
+    try:
+        services.activate_provider(user=request.user, channel="panel", home=home, name=name)
+    except provider_schemas.NotReady as exc:
+        context.update(error=str(exc), missing=exc.missing_secrets, can_activate=False)
+        return render(request, "providers/activate_confirm.html", context, status=400)
+    except provider_schemas.UnknownProvider:
+        raise Http404(_("Unknown memory provider.")) from None
+    except provider_schemas.StorageParseError as exc:
+        context.update(error=exc.detail)
+        return render(request, "providers/activate_confirm.html", context, status=409)
+    messages.success(
+        request,
+        _("%(label)s is now the active memory provider. %(when)s") % {"label": entry.label, "when": NEXT_START},
+    )
+    return redirect("provider_detail", name=name)
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+@store_errors
+def provider_deactivate(request: HttpRequest) -> HttpResponse:
+    home = hermes_home()
+    active = provider_schemas.normalise_active_provider(services.current_active(home=home))
+    label = active
+    if active:
+        try:
+            entry = provider_schemas.get_provider(home=home, name=active)
+        except provider_schemas.InvalidProviderName:
+            entry = None
+        label = localise_entry(entry).label if entry is not None else active
+    context = {"active": active, "active_label": label}
+    if request.method == "GET":
+        return render(request, "providers/deactivate_confirm.html", context)
+    try:
+        services.deactivate_provider(user=request.user, channel="panel", home=home)
+    except provider_schemas.StorageParseError as exc:
+        context["error"] = exc.detail
+        return render(request, "providers/deactivate_confirm.html", context, status=409)
+    message = _("Built-in memory only: no external provider is active. %(when)s") % {"when": NEXT_START}
+    messages.success(request, message)
+    return redirect("providers")

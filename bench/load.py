@@ -1,0 +1,243 @@
+"""Load test: concurrent clients against a real ``manage.py serve`` on loopback.
+
+    /work/venv/bin/python bench/load.py [--clients 8] [--duration 30] [--threads 8] [--keep]
+
+Prepares a temporary HERMES_HOME (memory entries, provider settings, a user plugin) and a panel
+database with a staff account and an API token, starts the real server (waitress) as its own
+process, then runs ``--clients`` client threads for ``--duration`` seconds. Each client keeps one
+HTTP/1.1 connection and cycles through:
+
+* the provider page ``GET /providers/hindsight/`` (signed-in session),
+* the API ``GET /api/memory/providers/hindsight/config`` (API token),
+* the live-view poll ``GET /memory/poll/?view=page&fp=...`` as the page polls it: the first
+  answer (200) carries the fingerprint, later polls send it and get 204 while nothing changes.
+
+Prints throughput and p50/p99 latency per route and overall, and the error count (any status
+other than 200/204, or a failed connection). Exit status 1 when there was any error. The server
+and the clients share the machine's cores, so the figures are a floor, not the server's ceiling.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import http.cookiejar
+import json
+import os
+import re
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.parse
+import urllib.request
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PASSWORD = "load test passphrase 9"  # noqa: S105 - a throwaway account in a temporary database
+ROUTES = ("provider page", "API GET", "live poll")
+
+
+# --- preparing a home and a server ------------------------------------------------------------------
+
+
+def _env(home: Path, data: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PANEL_", "DJANGO_"))}
+    env.update(HERMES_HOME=str(home), PANEL_DATA_DIR=str(data), DJANGO_SETTINGS_MODULE="admin_panel.settings",
+               DJANGO_SUPERUSER_PASSWORD=PASSWORD, PYTHONUNBUFFERED="1")
+    return env
+
+
+def _manage(env: dict[str, str], *args: str) -> str:
+    result = subprocess.run([sys.executable, str(REPO / "manage.py"), *args], cwd=REPO, env=env,
+                            capture_output=True, text=True, timeout=300)
+    if result.returncode != 0:
+        raise SystemExit(f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
+    return result.stdout
+
+
+def seed_home(home: Path) -> None:
+    memories = home / "memories"
+    memories.mkdir(parents=True)
+    facts = [f"Fact number {i}: the build uses uv and runs on GitHub Actions." for i in range(25)]
+    (memories / "MEMORY.md").write_text("\n§\n".join(facts), encoding="utf-8")
+    (memories / "USER.md").write_text("Name: Dana\n§\nPrefers concise answers.", encoding="utf-8")
+    (home / "config.yaml").write_text("_config_version: 33\nmemory:\n  provider: hindsight\n", encoding="utf-8")
+    (home / ".env").write_text("HINDSIGHT_API_KEY=load-test-key\n", encoding="utf-8")
+    (home / "hindsight").mkdir()
+    (home / "hindsight" / "config.json").write_text(
+        json.dumps({"mode": "local_external", "api_url": "http://127.0.0.1:8888", "bank_id": "load"}),
+        encoding="utf-8")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_listening(port: int, process: subprocess.Popen[bytes], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit("the server exited before listening") from None
+            time.sleep(0.1)
+    raise SystemExit("the server did not start listening")
+
+
+def session_cookie(base: str) -> str:
+    """Sign in through the login form; return the Cookie header value of the session."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    with opener.open(f"{base}/accounts/login/", timeout=30) as response:
+        response.read()
+    csrf = next(c.value for c in jar if c.name == "csrftoken")
+    body = urllib.parse.urlencode({"username": "owner", "password": PASSWORD, "csrfmiddlewaretoken": csrf}).encode()
+    request = urllib.request.Request(f"{base}/accounts/login/", data=body, headers={"Referer": f"{base}/"})
+    with opener.open(request, timeout=30) as response:
+        response.read()
+    cookies = {c.name: c.value for c in jar}
+    if "sessionid" not in cookies:
+        raise SystemExit("could not sign in")
+    return "; ".join(f"{k}={v}" for k, v in cookies.items())
+
+
+# --- clients ------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    latencies: dict[str, list[float]] = field(default_factory=lambda: {r: [] for r in ROUTES})
+    errors: list[str] = field(default_factory=list)
+
+
+def client(port: int, cookie: str, token: str, until: float, start_at: int, tally: Tally) -> None:
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    fingerprint = ""
+    step = start_at
+    while time.monotonic() < until:
+        route = ROUTES[step % len(ROUTES)]
+        step += 1
+        if route == "provider page":
+            path, headers, ok = "/providers/hindsight/", {"Cookie": cookie}, (200,)
+        elif route == "API GET":
+            path, headers, ok = "/api/memory/providers/hindsight/config", {"X-Hermes-Session-Token": token}, (200,)
+        else:
+            path = f"/memory/poll/?view=page&fp={urllib.parse.quote(fingerprint)}"
+            headers, ok = {"Cookie": cookie, "HX-Request": "true"}, (200, 204)
+        started = time.perf_counter()
+        try:
+            connection.request("GET", path, headers=headers)
+            response = connection.getresponse()
+            response.read()
+        except (OSError, http.client.HTTPException) as exc:
+            tally.errors.append(f"{route}: {type(exc).__name__}: {exc}")
+            connection.close()
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            continue
+        elapsed = time.perf_counter() - started
+        if response.status not in ok:
+            tally.errors.append(f"{route}: HTTP {response.status}")
+            continue
+        if route == "live poll" and response.status == 200:
+            fingerprint = response.getheader("X-Memory-Fingerprint", "")
+        tally.latencies[route].append(elapsed)
+    connection.close()
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return float("nan")
+    index = min(len(ordered) - 1, max(0, round(fraction * (len(ordered) - 1))))
+    return ordered[index]
+
+
+def report(tallies: list[Tally], duration: float, clients: int, threads: int) -> int:
+    print(f"memory-panel load test: {clients} clients, {duration:.0f} s, waitress with {threads} threads, "
+          f"{os.cpu_count()} CPU cores shared by server and clients")
+    print(f"{'route':<15} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}")
+    everything: list[float] = []
+    for route in ROUTES:
+        values = [v for t in tallies for v in t.latencies[route]]
+        everything += values
+        print(f"{route:<15} {len(values):>9} {len(values) / duration:>8.1f} "
+              f"{percentile(values, 0.50) * 1000:>8.1f} {percentile(values, 0.99) * 1000:>8.1f}")
+    print(f"{'all':<15} {len(everything):>9} {len(everything) / duration:>8.1f} "
+          f"{percentile(everything, 0.50) * 1000:>8.1f} {percentile(everything, 0.99) * 1000:>8.1f}")
+    errors = [e for t in tallies for e in t.errors]
+    print(f"errors: {len(errors)}")
+    for line in sorted(set(errors))[:10]:
+        print(f"  {line}")
+    if everything:
+        print(f"mean latency {statistics.fmean(everything) * 1000:.1f} ms")
+    return 1 if errors else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--threads", type=int, default=8, help="waitress worker threads")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary home and database")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="memory-panel-load-"))
+    home, data = root / "home", root / "data"
+    home.mkdir()
+    seed_home(home)
+    env = _env(home, data)
+    _manage(env, "migrate", "--noinput", "-v", "0")
+    _manage(env, "createsuperuser", "--noinput", "--username", "owner", "--email", "owner@example.invalid")
+    token = _manage(env, "api_token", "create", "--user", "owner", "--name", "load").strip()
+    port = free_port()
+    server = subprocess.Popen(
+        [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port), "--threads", str(args.threads)],
+        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
+    try:
+        wait_listening(port, server)
+        base = f"http://127.0.0.1:{port}"
+        cookies = [session_cookie(base) for _ in range(args.clients)]
+        # Warm up: the first requests load schemas and templates.
+        warm = Tally()
+        client(port, cookies[0], token, time.monotonic() + 2, 0, warm)
+        tallies = [Tally() for _ in range(args.clients)]
+        until = time.monotonic() + args.duration
+        workers = [threading.Thread(target=client, args=(port, cookies[i], token, until, i, tallies[i]))
+                   for i in range(args.clients)]
+        started = time.monotonic()
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
+        status = report(tallies, time.monotonic() - started, args.clients, args.threads)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        stderr = server.stderr.read().decode("utf-8", "replace") if server.stderr else ""
+        if re.search(r"Traceback|ERROR", stderr):
+            print("server log had errors:\n" + stderr[-3000:])
+            status = 1
+        if args.keep:
+            print(f"kept {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())

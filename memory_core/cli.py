@@ -1,0 +1,256 @@
+"""``memory`` command for admins and scripts: show, snapshot, add, replace, remove, scan, pending.
+
+Used by ``python manage.py memory ...`` (which supplies the configured home) and runnable
+without Django as ``python -m memory_core --home PATH ...``.
+
+Exit codes: 0 done (scan: nothing found); 1 the store refused the change, a pending write
+failed, or scan found something; 2 the request itself is invalid (target, id, file, usage).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from memory_core import pending
+from memory_core.config import read_memory_config, store_from_config
+from memory_core.entries import TARGETS
+from memory_core.services import add_entry, remove_entry, replace_entry, target_error
+from memory_core.slash import NO_PENDING, format_pending_list
+from memory_core.state import StoreState, read_store_state
+from memory_core.threats import MEMORY_SCOPE, SCOPES, scan_detailed
+
+EXIT_OK = 0
+EXIT_REFUSED = 1
+EXIT_INVALID = 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Declare the subcommands on ``parser`` (a Django CommandParser or a plain ArgumentParser)."""
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--json", action="store_true", help="print machine-readable JSON")
+    common.add_argument("--home", help="agent home to use instead of the configured HERMES_HOME")
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    show = actions.add_parser("show", parents=[common], help="entries, usage and problems of the stores")
+    show.add_argument("target", nargs="?", help="memory or user (default: both)")
+    actions.add_parser("snapshot", parents=[common], help="what the agent will inject at its next session start")
+
+    add = actions.add_parser("add", parents=[common], help="add an entry")
+    add.add_argument("target", help="memory or user")
+    add.add_argument("content", help="entry text ('-' reads standard input)")
+    replace = actions.add_parser("replace", parents=[common], help="replace the entry containing OLD_TEXT")
+    replace.add_argument("target", help="memory or user")
+    replace.add_argument("old_text")
+    replace.add_argument("new_content", help="new text ('-' reads standard input)")
+    remove = actions.add_parser("remove", parents=[common], help="remove the entry containing OLD_TEXT")
+    remove.add_argument("target", help="memory or user")
+    remove.add_argument("old_text")
+
+    scan = actions.add_parser("scan", parents=[common], help="check text for prompt-injection patterns")
+    scan.add_argument("text", nargs="*", help="text to scan (joined by spaces)")
+    scan.add_argument("--file", help="scan this UTF-8 file instead ('-' for standard input)")
+    scan.add_argument("--scope", default=MEMORY_SCOPE, help=f"one of {', '.join(SCOPES)} (default: strict)")
+
+    queue = actions.add_parser("pending", parents=[common], help="writes waiting for approval")
+    queue.add_argument("command", nargs="?", default="list", help="list (default), approve or reject")
+    queue.add_argument("id", nargs="?", help="pending id, or 'all'")
+
+
+class _Output:
+    def __init__(self, out: TextIO, err: TextIO, as_json: bool) -> None:
+        self.out, self.err, self.as_json = out, err, as_json
+
+    def line(self, text: str = "") -> None:
+        self.out.write(text + "\n")
+
+    def error(self, text: str) -> None:
+        self.err.write(f"Error: {text}\n")
+
+    def json(self, value: Any) -> None:
+        self.out.write(json.dumps(value, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _read_text_argument(value: str) -> str:
+    return sys.stdin.read() if value == "-" else value
+
+
+def _print_result(output: _Output, result: dict[str, Any]) -> int:
+    if output.as_json:
+        output.json(result)
+        return EXIT_OK if result.get("success") else EXIT_REFUSED
+    if result.get("success"):
+        output.line(f"{result['message']} ({result['usage']}, {result['entry_count']} entries)")
+        return EXIT_OK
+    output.error(result.get("error", "failed"))
+    for match in result.get("matches", []):
+        output.err.write(f"  match: {match}\n")
+    if "current_entries" in result:
+        output.err.write("Current entries:\n")
+        for index, entry in enumerate(result["current_entries"], start=1):
+            output.err.write(f"  {index}. {entry}\n")
+    return EXIT_REFUSED
+
+
+def _state_as_dict(state: StoreState) -> dict[str, Any]:
+    data = dataclasses.asdict(state)
+    data["status"] = state.status
+    return data
+
+
+def _show(output: _Output, home: Path, target: str | None) -> int:
+    if target is not None and target not in TARGETS:
+        output.error(f"Invalid target '{target}'. Use 'memory' or 'user'.")
+        return EXIT_INVALID
+    config = read_memory_config(home)
+    states = [read_store_state(home=home, target=t, config=config) for t in ([target] if target else TARGETS)]
+    if output.as_json:
+        output.json({state.target: _state_as_dict(state) for state in states})
+        return EXIT_OK
+    for number, state in enumerate(states):
+        if number:
+            output.line()
+        enabled = "" if state.enabled else ", disabled in config.yaml"
+        output.line(f"{state.file_name} ({state.target}): {state.usage}, {len(state.entries)} entries{enabled}")
+        output.line(f"  status: {state.status}")
+        if state.error:
+            output.line(f"  cannot be read: {state.error}")
+        if state.drift is not None:
+            output.line(f"  drift: {state.drift.explanation}")
+        if state.over_budget:
+            output.line("  over budget: the agent will refuse new entries until some are removed")
+        for entry in state.entries:
+            output.line(f"  {entry.index + 1}. [{entry.chars} chars] {entry.text}")
+            for finding in entry.findings:
+                output.line(f"     ! {finding.pattern_id}: {finding.explanation}")
+        for backup in state.backups:
+            output.line(f"  backup: {backup.name} ({backup.size} bytes)")
+    return EXIT_OK
+
+
+def _snapshot(output: _Output, home: Path) -> int:
+    config = read_memory_config(home)
+    blocks = {}
+    for target in TARGETS:
+        state = read_store_state(home=home, target=target, config=config)
+        blocks[target] = state.snapshot if (state.enabled and state.snapshot) else None
+    if output.as_json:
+        output.json(blocks)
+        return EXIT_OK
+    shown = [block for block in blocks.values() if block]
+    output.line("\n\n".join(shown) if shown else "(nothing: both stores are empty or disabled)")
+    return EXIT_OK
+
+
+def _scan(output: _Output, options: dict[str, Any]) -> int:
+    scope = options.get("scope") or MEMORY_SCOPE
+    if scope not in SCOPES:
+        output.error(f"Unknown scope '{scope}'. Use one of: {', '.join(SCOPES)}.")
+        return EXIT_INVALID
+    source = options.get("file")
+    if source:
+        try:
+            text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            output.error(f"cannot read {source}: {reason}")
+            return EXIT_INVALID
+    else:
+        text = " ".join(options.get("text") or [])
+    findings = scan_detailed(text, scope)
+    if output.as_json:
+        output.json([dataclasses.asdict(finding) for finding in findings])
+    elif not findings:
+        output.line("No threat patterns found.")
+    else:
+        for finding in findings:
+            output.line(f"{finding.pattern_id} ({finding.category_label}): {finding.explanation}")
+            output.line(f"    matched: {finding.matched!r}")
+    return EXIT_REFUSED if findings else EXIT_OK
+
+
+def _pending(output: _Output, home: Path, command: str, pending_id: str | None) -> int:
+    command = command.lower()
+    if command == "list":
+        records = pending.list_pending(home)
+        if output.as_json:
+            output.json(records)
+        else:
+            output.line(format_pending_list(records))
+        return EXIT_OK
+    if command not in ("approve", "reject") or not pending_id:
+        output.error("use: pending [list | approve ID | reject ID]  (ID may be 'all')")
+        return EXIT_INVALID
+    if pending_id.lower() == "all":
+        ids = [record["id"] for record in pending.list_pending(home)]
+    elif not pending.is_valid_id(pending_id):
+        output.error(pending.invalid_id_message(pending_id))
+        return EXIT_INVALID
+    else:
+        ids = [pending_id]
+    store = store_from_config(home) if command == "approve" else None
+    results = {
+        one: pending.approve(home, store, one) if command == "approve" else pending.reject(home, one) for one in ids
+    }
+    if output.as_json:
+        output.json(results)
+    else:
+        for one, result in results.items():
+            if result.get("success"):
+                done = "Approved" if command == "approve" else "Rejected"
+                output.line(f"{done} {one}.")
+            else:
+                output.error(f"{one}: {result.get('error', 'failed')}")
+        if not results:
+            output.line(NO_PENDING)
+    return EXIT_OK if all(result.get("success") for result in results.values()) else EXIT_REFUSED
+
+
+def run(options: dict[str, Any], *, home: str | os.PathLike[str], out: TextIO, err: TextIO) -> int:
+    """Execute parsed ``options`` against ``home``; returns the exit code."""
+    output = _Output(out, err, bool(options.get("json")))
+    home = Path(options.get("home") or home)
+    action = options.get("action")
+    if action == "show":
+        return _show(output, home, options.get("target"))
+    if action == "snapshot":
+        return _snapshot(output, home)
+    if action == "scan":
+        return _scan(output, options)
+    if action == "pending":
+        return _pending(output, home, options.get("command") or "list", options.get("id"))
+    target = options.get("target")
+    refusal = target_error(target)
+    if refusal:
+        output.error(refusal["error"])
+        return EXIT_INVALID
+    if action == "add":
+        result = add_entry(home=home, target=target, content=_read_text_argument(options["content"]))
+    elif action == "replace":
+        result = replace_entry(
+            home=home,
+            target=target,
+            old_text=options["old_text"],
+            new_content=_read_text_argument(options["new_content"]),
+        )
+    elif action == "remove":
+        result = remove_entry(home=home, target=target, old_text=options["old_text"])
+    else:
+        output.error(f"unknown action {action!r}")
+        return EXIT_INVALID
+    return _print_result(output, result)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m memory_core", description=__doc__.splitlines()[0])
+    add_arguments(parser)
+    options = vars(parser.parse_args(argv))
+    from memory_core.home import default_home
+
+    return run(options, home=default_home(), out=sys.stdout, err=sys.stderr)

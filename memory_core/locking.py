@@ -1,0 +1,61 @@
+"""The per-file writer lock shared with hermes-agent 0.19.0 (spec §10, D16).
+
+An exclusive BSD ``flock`` on ``memories/<FILE>.lock``, held for the whole read-modify-write.
+The lock file is opened without following symlinks, created 0600, and never written, truncated
+or deleted: other writers may be waiting on that very inode.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
+    import msvcrt
+
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+
+
+class LockOpenError(OSError):
+    """The lock file could not be opened; ``reason`` is safe to show."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+def lock_path_for(path: Path) -> Path:
+    return path.with_name(path.name + ".lock")
+
+
+@contextmanager
+def exclusive_lock(lock_path: Path) -> Iterator[None]:
+    """Block until this process holds the writer lock of ``lock_path``."""
+    try:
+        fd = os.open(lock_path, _OPEN_FLAGS, 0o600)
+    except OSError as exc:
+        raise LockOpenError(exc.strerror or str(exc)) from exc
+    try:
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        else:
+            os.lseek(fd, 0, os.SEEK_SET)
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+        try:
+            yield
+        finally:
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_UN)
+                else:
+                    os.lseek(fd, 0, os.SEEK_SET)
+                    msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+            except OSError:
+                pass
+    finally:
+        os.close(fd)

@@ -1,0 +1,485 @@
+"""``MemoryStore``: the curated memory store, interchangeable with hermes-agent 0.19.0's.
+
+Same public surface and results as the agent's store (spec memory-store.md §4-§10), with the
+home passed explicitly and the deliberate differences of §15. Every mutation runs under the
+target's ``flock`` and works on a fresh read of the file, so the agent and the panel can write
+the same home at the same time without losing each other's writes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from memory_core import messages as msg
+from memory_core.drift import BACKUP_FAILED_SUFFIX, ENTRY_OVER_LIMIT, detect_drift, text_digest, write_backup
+from memory_core.entries import (
+    TARGETS,
+    char_count,
+    dedupe,
+    file_name_for,
+    parse_entries,
+    serialise,
+    split_pieces,
+    usage_text,
+)
+from memory_core.files import atomic_write_text, read_store_file
+from memory_core.home import resolve_home
+from memory_core.locking import LockOpenError, exclusive_lock, lock_path_for
+from memory_core.messages import Result
+from memory_core.snapshot import render_block
+from memory_core.threats import MEMORY_SCOPE, first_threat_message
+
+# From the 4th counted failure in a turn the agent gets the terminal "stop retrying" result.
+BREAKER_THRESHOLD = 3
+
+_MATCH_NONE = "none"
+_MATCH_AMBIGUOUS = "ambiguous"
+
+
+def _require_text(value: object, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not {type(value).__name__}")
+    return value
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def unstorable_reason(content: str) -> str | None:
+    """Why new content cannot be stored at all (memory-panel refusals, never counted)."""
+    if "\x00" in content:
+        return msg.NUL_CONTENT
+    if not content.isascii() and _SURROGATE.search(content):
+        return msg.SURROGATE_CONTENT
+    return None
+
+
+def find_match(entries: Sequence[str], needle: str) -> tuple[str | int, list[int]]:
+    """Index of the entry ``needle`` designates, or ``"none"`` / ``"ambiguous"`` with the candidates.
+
+    Candidates are the entries containing ``needle``; one equal to it wins (D13). Otherwise
+    several distinct candidates are ambiguous, and identical ones resolve to the first.
+    """
+    candidates = [index for index, entry in enumerate(entries) if needle in entry]
+    if not candidates:
+        return _MATCH_NONE, candidates
+    for index in candidates:
+        if entries[index] == needle:
+            return index, candidates
+    first = entries[candidates[0]]
+    if any(entries[index] != first for index in candidates[1:]):
+        return _MATCH_AMBIGUOUS, candidates
+    return candidates[0], candidates
+
+
+class MemoryStore:
+    """MEMORY.md and USER.md of one home.
+
+    ``home=None`` resolves the home from the environment on every access (as the agent does).
+    """
+
+    def __init__(
+        self,
+        home: str | os.PathLike[str] | None = None,
+        memory_char_limit: int = 2200,
+        user_char_limit: int = 1375,
+        *,
+        memory_enabled: bool = True,
+        user_profile_enabled: bool = True,
+        write_approval: bool = False,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self._home = None if home is None else Path(home)
+        self.memory_char_limit = memory_char_limit
+        self.user_char_limit = user_char_limit
+        self.memory_enabled = memory_enabled
+        self.user_profile_enabled = user_profile_enabled
+        self.write_approval = write_approval
+        self.memory_entries: list[str] = []
+        self.user_entries: list[str] = []
+        self._system_prompt_snapshot: dict[str, str] = {"memory": "", "user": ""}
+        self._consolidation_failures = 0
+        self._unreadable: dict[str, str] = {}
+        self._clock = clock
+
+    # -- where things are ---------------------------------------------------------------------
+
+    @property
+    def home(self) -> Path:
+        return resolve_home(self._home)
+
+    @property
+    def memories_dir(self) -> Path:
+        return self.home / "memories"
+
+    def path_for(self, target: str) -> Path:
+        return self.memories_dir / file_name_for(target)
+
+    def limit_for(self, target: str) -> int:
+        return self.user_char_limit if target == "user" else self.memory_char_limit
+
+    def entries(self, target: str) -> list[str]:
+        """The live list of ``target`` (the object itself, as 0.19.0 exposes it)."""
+        return self.user_entries if target == "user" else self.memory_entries
+
+    def _set_entries(self, target: str, entries: list[str]) -> None:
+        if target == "user":
+            self.user_entries = entries
+        else:
+            self.memory_entries = entries
+
+    @property
+    def load_errors(self) -> dict[str, str]:
+        """Targets whose file exists but could not be read at the last access, with the reason."""
+        return dict(self._unreadable)
+
+    @property
+    def consolidation_failures(self) -> int:
+        return self._consolidation_failures
+
+    # -- loading and the snapshot ---------------------------------------------------------------
+
+    def load_from_disk(self) -> None:
+        """Read both files into the live lists and freeze the system-prompt blocks. Never raises
+        for a bad file: an unreadable target loads empty and is listed in ``load_errors``."""
+        with contextlib.suppress(OSError):  # reported per file below
+            self.memories_dir.mkdir(parents=True, exist_ok=True)
+        for target in TARGETS:
+            read = read_store_file(self.path_for(target))
+            if read.text is None:
+                self._unreadable[target] = read.error or "unreadable"
+                self._set_entries(target, [])
+            else:
+                self._unreadable.pop(target, None)
+                self._set_entries(target, parse_entries(read.text))
+        self._system_prompt_snapshot = {
+            target: render_block(target, self.entries(target), self.limit_for(target)) for target in TARGETS
+        }
+
+    def format_for_system_prompt(self, target: str) -> str | None:
+        """The block frozen at load time; writes since then do not change it."""
+        return self._system_prompt_snapshot.get(target) or None
+
+    # -- the breaker ------------------------------------------------------------------------------
+
+    def reset_consolidation_failures(self) -> None:
+        self._consolidation_failures = 0
+
+    def _counted(self, result: Result) -> Result:
+        self._consolidation_failures += 1
+        if self._consolidation_failures > BREAKER_THRESHOLD:
+            return msg.breaker_terminal(self._consolidation_failures)
+        return result
+
+    def _succeeded(self, target: str, message: str) -> Result:
+        self._consolidation_failures = 0
+        entries = self.entries(target)
+        return msg.success(
+            target=target,
+            usage=usage_text(char_count(entries), self.limit_for(target)),
+            entry_count=len(entries),
+            message=message,
+        )
+
+    # -- the critical section -------------------------------------------------------------------
+
+    def _locked(self, target: str, *, check_drift: bool, body: Callable[[list[str]], Result]) -> Result:
+        """Lock, (drift check,) re-read into the live list, then run ``body`` on that list."""
+        path = self.path_for(target)
+        file_name = path.name
+        with contextlib.suppress(OSError):  # the lock open below fails with the reason
+            path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with exclusive_lock(lock_path_for(path)):
+                read = read_store_file(path)
+                if read.text is None:
+                    reason = read.error or "unreadable"
+                    self._unreadable[target] = reason
+                    return msg.unreadable_refusal(file_name, reason)
+                self._unreadable.pop(target, None)
+                pieces = split_pieces(read.text)
+                entries = dedupe(pieces)
+                if check_drift:
+                    drift = detect_drift(read.text, self.limit_for(target), pieces)
+                    if drift is not None:
+                        backup = write_backup(path.parent, file_name, read.text, clock=self._clock)
+                        self._set_entries(target, entries)
+                        return msg.drift_refusal(file_name, backup)
+                self._set_entries(target, entries)
+                return body(entries)
+        except LockOpenError as exc:
+            return msg.lock_refusal(file_name, exc.reason)
+
+    def _write(self, target: str, entries: list[str]) -> None:
+        atomic_write_text(self.path_for(target), serialise(entries))
+        self._set_entries(target, entries)
+
+    def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
+        return char_count(entries), self.limit_for(target)
+
+    # -- operations -------------------------------------------------------------------------------
+
+    def add(self, target: str, content: str, *, refuse_drift: bool = False) -> Result:
+        """0.19.0's add. ``refuse_drift`` (memory-panel): run the drift guard under the lock first,
+        as replace does, so an add never rewrites a drifted file (refusal + backup, not counted)."""
+        content = _require_text(content, "content").strip()
+        if not content:
+            return msg.failure(msg.EMPTY_CONTENT)
+        unstorable = unstorable_reason(content)
+        if unstorable:
+            return msg.failure(unstorable)
+        threat = first_threat_message(content, MEMORY_SCOPE)
+        if threat:
+            return msg.failure(threat)
+
+        def body(entries: list[str]) -> Result:
+            if content in entries:
+                return self._succeeded(target, msg.DUPLICATE)
+            current, limit = self._usage_before(target, entries)
+            updated = [*entries, content]
+            if char_count(updated) > limit:
+                error = msg.over_budget_add(current, limit, len(content))
+                return self._counted(msg.with_entries(error, entries, current, limit))
+            self._write(target, updated)
+            return self._succeeded(target, msg.ADDED)
+
+        return self._locked(target, check_drift=refuse_drift, body=body)
+
+    def replace(self, target: str, old_text: str, new_content: str) -> Result:
+        old_text = _require_text(old_text, "old_text").strip()
+        new_content = _require_text(new_content, "new_content").strip()
+        if not old_text:
+            return msg.failure(msg.EMPTY_OLD_TEXT)
+        if not new_content:
+            return msg.failure(msg.EMPTY_NEW_CONTENT)
+        unstorable = unstorable_reason(new_content)
+        if unstorable:
+            return msg.failure(unstorable)
+        threat = first_threat_message(new_content, MEMORY_SCOPE)
+        if threat:
+            return msg.failure(threat)
+
+        def body(entries: list[str]) -> Result:
+            found, candidates = find_match(entries, old_text)
+            if found == _MATCH_NONE:
+                return self._counted(msg.with_entries(msg.no_match(old_text, "replace"), entries))
+            if found == _MATCH_AMBIGUOUS:
+                return msg.failure(msg.ambiguous(old_text), matches=msg.previews([entries[i] for i in candidates]))
+            assert isinstance(found, int)
+            updated = list(entries)
+            updated[found] = new_content
+            total = char_count(updated)
+            current, limit = self._usage_before(target, entries)
+            if total > limit:
+                error = msg.over_budget_replace(total, limit)
+                return self._counted(msg.with_entries(error, entries, current, limit))
+            self._write(target, updated)
+            return self._succeeded(target, msg.REPLACED)
+
+        return self._locked(target, check_drift=True, body=body)
+
+    def remove(self, target: str, old_text: str) -> Result:
+        old_text = _require_text(old_text, "old_text").strip()
+        if not old_text:
+            return msg.failure(msg.EMPTY_OLD_TEXT)
+
+        def body(entries: list[str]) -> Result:
+            found, candidates = find_match(entries, old_text)
+            if found == _MATCH_NONE:
+                return self._counted(msg.with_entries(msg.no_match(old_text, "remove"), entries))
+            if found == _MATCH_AMBIGUOUS:
+                return msg.failure(msg.ambiguous(old_text), matches=msg.previews([entries[i] for i in candidates]))
+            assert isinstance(found, int)
+            updated = entries[:found] + entries[found + 1 :]
+            self._write(target, updated)
+            return self._succeeded(target, msg.REMOVED)
+
+        return self._locked(target, check_drift=True, body=body)
+
+    def apply_batch(self, target: str, operations: Sequence[dict[str, Any]] | None) -> Result:
+        """Apply every operation or none; only the final list is checked against the budget."""
+        if not operations:
+            return msg.failure(msg.EMPTY_OPERATIONS)
+        ops = _normalise_operations(operations)
+        # D12a: the exact (stripped) text that would be written is what gets scanned.
+        for index, (action, content, _old) in enumerate(ops, start=1):
+            if action in ("add", "replace") and content:
+                unstorable = unstorable_reason(content)
+                if unstorable:
+                    return msg.failure(f"Operation {index}: {unstorable}")
+                threat = first_threat_message(content, MEMORY_SCOPE)
+                if threat:
+                    return msg.failure(f"Operation {index}: {threat}")
+        total_ops = len(ops)
+
+        def body(entries: list[str]) -> Result:
+            current, limit = self._usage_before(target, entries)
+            working = list(entries)
+            for index, (action, content, old_text) in enumerate(ops, start=1):
+                error = _apply_one(working, msg.batch_position(index, action), action, content, old_text)
+                if error is not None:
+                    return self._counted(msg.with_entries(error + msg.BATCH_SUFFIX, entries, current, limit))
+            total = char_count(working)
+            if total > limit:
+                error = msg.over_budget_batch(total_ops, total, limit)
+                return self._counted(msg.with_entries(error, entries, current, limit))
+            self._write(target, working)
+            return self._succeeded(target, msg.applied(total_ops))
+
+        return self._locked(target, check_drift=True, body=body)
+
+    # -- memory-panel extensions ------------------------------------------------------------------
+
+    def replace_exact(self, target: str, old_content: str, new_content: str) -> Result:
+        """Replace the entry whose text EQUALS ``old_content`` (no substring matching).
+
+        For the panel, which edits the entry the admin saw: if that text is no longer an entry
+        when the lock is held (changed or removed meanwhile), nothing is written and the failure
+        lists it under ``missing``, since any other entry merely containing it is not the one the
+        admin meant. The new content goes through replace's checks at the same points (strip,
+        empty, NUL, scanner before the lock; drift guard and budget under it); refusals are
+        counted by the breaker exactly where replace's are (a vanished entry as a no-match).
+        """
+        old_content = _require_text(old_content, "old_content")
+        new_content = _require_text(new_content, "new_content").strip()
+        if not old_content.strip():
+            return msg.failure(msg.EMPTY_OLD_CONTENT)
+        if not new_content:
+            return msg.failure(msg.EMPTY_NEW_CONTENT)
+        unstorable = unstorable_reason(new_content)
+        if unstorable:
+            return msg.failure(unstorable)
+        threat = first_threat_message(new_content, MEMORY_SCOPE)
+        if threat:
+            return msg.failure(threat)
+
+        def body(entries: list[str]) -> Result:
+            try:
+                index = entries.index(old_content)
+            except ValueError:
+                gone = msg.failure(msg.ENTRY_CHANGED, missing=[old_content], current_entries=list(entries))
+                return self._counted(gone)
+            updated = list(entries)
+            updated[index] = new_content
+            total = char_count(updated)
+            current, limit = self._usage_before(target, entries)
+            if total > limit:
+                error = msg.over_budget_replace(total, limit)
+                return self._counted(msg.with_entries(error, entries, current, limit))
+            self._write(target, updated)
+            return self._succeeded(target, msg.REPLACED)
+
+        return self._locked(target, check_drift=True, body=body)
+
+    def delete_exact(self, target: str, contents: Sequence[str]) -> Result:
+        """Delete the entries whose text equals one of ``contents``, all or none.
+
+        For the panel, which deletes what the admin saw: no substring matching, and if any of
+        them is no longer in the file (changed or removed meanwhile) nothing is written and the
+        failure lists them under ``missing``. Drift and unreadable files refuse as ``remove``
+        does. Not counted by the breaker.
+        """
+        wanted = list(dict.fromkeys(_require_text(text, "content") for text in contents))
+        if not wanted:
+            return msg.failure(msg.NOTHING_SELECTED)
+
+        def body(entries: list[str]) -> Result:
+            present = set(entries)
+            missing = [text for text in wanted if text not in present]
+            if missing:
+                return msg.failure(msg.entries_gone(len(missing)), missing=missing, current_entries=list(entries))
+            doomed = set(wanted)
+            self._write(target, [entry for entry in entries if entry not in doomed])
+            result = self._succeeded(target, msg.deleted(len(wanted)))
+            result["removed"] = wanted
+            return result
+
+        return self._locked(target, check_drift=True, body=body)
+
+
+    def resolve_drift(self, target: str, expected_digest: str) -> Result:
+        """Rewrite a round-trip-drifted file as the entries the agent loads from it.
+
+        Only if the file still has exactly the text the admin saw (``expected_digest``, see
+        ``StoreState.digest``) and only after a backup of it was written. The rewrite changes
+        nothing the agent sees: the entries it loads before and after are the same list; only
+        blank lines and spaces around separators, empty pieces and duplicates go. A file with an
+        entry longer than the limit is refused (rewriting cannot shorten it). Not counted.
+        """
+        _require_text(expected_digest, "expected_digest")
+        path = self.path_for(target)
+        file_name = path.name
+
+        def body(entries: list[str]) -> Result:
+            read = read_store_file(path)  # again, under the lock: the text itself is compared
+            text = read.text or ""
+            if read.text is None or text_digest(text) != expected_digest:
+                return msg.failure(msg.drift_stale(file_name))
+            drift = detect_drift(text, self.limit_for(target))
+            if drift is None:
+                return msg.failure(msg.no_drift(file_name))
+            if drift.rule == ENTRY_OVER_LIMIT or any(len(entry) > self.limit_for(target) for entry in entries):
+                longest = max(map(len, entries))
+                return msg.failure(msg.drift_not_resolvable(file_name, longest, self.limit_for(target)))
+            backup = write_backup(path.parent, file_name, text, clock=self._clock)
+            if backup.endswith(BACKUP_FAILED_SUFFIX):
+                return msg.failure(msg.drift_backup_failed(file_name, backup))
+            self._write(target, list(entries))
+            result = self._succeeded(target, msg.drift_resolved(file_name, len(entries), backup))
+            result["drift_backup"] = backup
+            return result
+
+        return self._locked(target, check_drift=False, body=body)
+
+
+def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str]]:
+    """(action, stripped content, stripped old_text) per operation; TypeError on a bad shape."""
+    if not isinstance(operations, (list, tuple)):
+        raise TypeError("operations must be a list of {action, content?, old_text?} objects.")
+    ops = []
+    for index, op in enumerate(operations, start=1):
+        if not op:
+            op = {}
+        if not isinstance(op, dict):
+            raise TypeError(f"Operation {index} must be an object, not {type(op).__name__}.")
+        content = op.get("content") or ""
+        old_text = op.get("old_text") or ""
+        if not isinstance(content, str):
+            raise TypeError(f"Operation {index}: content must be a string, not {type(content).__name__}.")
+        if not isinstance(old_text, str):
+            raise TypeError(f"Operation {index}: old_text must be a string, not {type(old_text).__name__}.")
+        ops.append((op.get("action"), content.strip(), old_text.strip()))
+    return ops
+
+
+def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text: str) -> str | None:
+    """Apply one batch operation to ``working`` in place; the error text if it cannot be applied."""
+    if action == "add":
+        if not content:
+            return f"{pos}: content is required."
+        if content not in working:
+            working.append(content)
+        return None
+    if action not in ("replace", "remove"):
+        return f"{pos}: unknown action. Use add, replace, or remove."
+    if not old_text:
+        return f"{pos}: old_text is required."
+    if action == "replace" and not content:
+        return f"{pos}: content is required (use action='remove' to delete)."
+    found, _candidates = find_match(working, old_text)
+    if found == _MATCH_NONE:
+        return f"{pos}: no entry matched '{old_text}'."
+    if found == _MATCH_AMBIGUOUS:
+        return f"{pos}: '{old_text}' matched multiple distinct entries -- be more specific."
+    assert isinstance(found, int)
+    if action == "replace":
+        working[found] = content
+    else:
+        del working[found]
+    return None

@@ -1,0 +1,118 @@
+"""Property tests: the format round-trips, the budget always holds, a batch is all or nothing."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memory_core import MemoryStore
+from memory_core.entries import DELIMITER, char_count, decode_store_bytes, parse_entries, serialise, split_pieces
+
+ALPHABET = st.sampled_from(["a", "b", "c", " ", "\n", "§", "\t", "é", "日", "\u00a0", "x"])
+RAW_TEXT = st.text(ALPHABET, max_size=40)
+
+
+def _storable(text: str) -> bool:
+    """Entries that survive a write and a read unchanged (what the agent itself can hold)."""
+    return bool(text) and text == text.strip() and DELIMITER not in text and not text.endswith("\n§")
+
+
+ENTRY = RAW_TEXT.map(str.strip).filter(_storable)
+ENTRY_LISTS = st.lists(ENTRY, max_size=8, unique=True)
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@given(ENTRY_LISTS)
+def test_it_reads_back_exactly_the_entries_it_serialised(entries: list[str]) -> None:
+    assert parse_entries(serialise(entries)) == entries
+    assert parse_entries(decode_store_bytes(serialise(entries).encode("utf-8"))) == entries
+
+
+@given(st.text(ALPHABET, max_size=80))
+def test_it_parses_any_text_into_distinct_stripped_entries(text: str) -> None:
+    entries = parse_entries(text)
+    assert len(entries) == len(set(entries))
+    assert all(entry and entry == entry.strip() for entry in entries)
+    assert set(entries) == set(split_pieces(text))
+
+
+@FAST
+@given(ENTRY_LISTS)
+def test_it_round_trips_entries_through_a_real_file(entries: list[str]) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        store = MemoryStore(root, 10_000, 10_000)
+        operations = [{"action": "add", "content": entry} for entry in entries]
+        if operations:
+            assert store.apply_batch("memory", operations)["success"]
+        reloaded = MemoryStore(root)
+        reloaded.load_from_disk()
+        assert reloaded.memory_entries == entries
+
+
+OPERATION = st.one_of(
+    st.tuples(st.just("add"), RAW_TEXT),
+    st.tuples(st.just("replace"), RAW_TEXT, RAW_TEXT),
+    st.tuples(st.just("remove"), RAW_TEXT),
+    st.tuples(
+        st.just("batch"),
+        st.lists(
+            st.fixed_dictionaries(
+                {"action": st.sampled_from(["add", "replace", "remove", "zap"])},
+                optional={"content": RAW_TEXT, "old_text": RAW_TEXT},
+            ),
+            max_size=4,
+        ),
+    ),
+)
+
+
+def _run(store: MemoryStore, operation: tuple) -> dict:
+    kind = operation[0]
+    if kind == "add":
+        return store.add("memory", operation[1])
+    if kind == "replace":
+        return store.replace("memory", operation[1], operation[2])
+    if kind == "remove":
+        return store.remove("memory", operation[1])
+    return store.apply_batch("memory", operation[1])
+
+
+@FAST
+@given(st.integers(min_value=0, max_value=60), st.lists(OPERATION, max_size=12))
+def test_it_never_leaves_a_store_over_its_budget(limit: int, operations: list[tuple]) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        store = MemoryStore(root, limit, 300)
+        store.load_from_disk()
+        path = Path(root) / "memories" / "MEMORY.md"
+        for operation in operations:
+            store.reset_consolidation_failures()
+            _run(store, operation)
+            assert char_count(store.memory_entries) <= limit
+            if path.exists():
+                assert char_count(parse_entries(decode_store_bytes(path.read_bytes()))) <= limit
+
+
+@FAST
+@given(ENTRY_LISTS, st.integers(min_value=0, max_value=80), OPERATION.filter(lambda op: op[0] == "batch"))
+def test_it_applies_a_batch_completely_or_not_at_all(entries: list[str], limit: int, operation: tuple) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        path = Path(root) / "memories" / "MEMORY.md"
+        path.parent.mkdir()
+        path.write_bytes(serialise(entries).encode("utf-8"))
+        before = os.stat(path)
+        store = MemoryStore(root, limit, 300)
+        store.load_from_disk()
+        result = store.apply_batch("memory", operation[1])
+        after = os.stat(path)
+        if result["success"]:
+            assert result["message"] == f"Applied {len(operation[1])} operation(s)."
+            assert path.read_bytes() == serialise(store.memory_entries).encode("utf-8")
+            assert char_count(store.memory_entries) <= limit
+        else:
+            assert path.read_bytes() == serialise(entries).encode("utf-8")
+            assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+            assert store.memory_entries == entries

@@ -1,0 +1,159 @@
+"""The memory page in a real Chromium: live updates that leave the reader undisturbed."""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+
+import pytest
+
+from tests.conftest import PASSWORD, screenshot
+from tests.memory_view.helpers import read_store, write_config, write_store
+from tests.memory_view.workers import add_after
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+FILLER = [f"Fact {n:02d}: the build server keeps artefacts for {n + 3} days." for n in range(24)]
+
+
+def _write_later(home, text: str, *, delay: float = 0.5, target: str = "memory") -> multiprocessing.Process:
+    process = multiprocessing.get_context("spawn").Process(target=add_after, args=(str(home), target, text, delay))
+    process.start()
+    return process
+
+
+def _wait_on_disk(home, text: str, *, target: str = "memory", timeout: float = 30.0) -> float:
+    """The moment (monotonic) the other process's entry is on disk."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in read_store(home, target):
+            return time.monotonic()
+        time.sleep(0.005)
+    raise AssertionError(f"{text!r} never reached the file")
+
+
+def sign_in(page, live_server, user) -> None:
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url(f"{live_server.url}/")
+
+
+def test_it_shows_another_process_write_within_1_5_s_keeping_scroll_and_selection(signed_in_page, live_server, home):
+    page = signed_in_page
+    write_store(home, "memory", FILLER)
+    write_store(home, "user", ["Name: Dana"])
+    page.set_viewport_size({"width": 1280, "height": 600})
+    page.goto(f"{live_server.url}/memory/")
+    page.wait_for_function("() => document.querySelector('#memory-live-status').dataset.state === 'live'")
+    page.locator("#snapshot-user summary").click()  # an open <details>
+    page.evaluate("window.scrollTo(0, 700)")
+    page.evaluate(
+        """() => {
+          const text = [...document.querySelectorAll('#entries-memory .entry-text')][5];
+          const range = document.createRange();
+          range.selectNodeContents(text);
+          getSelection().removeAllRanges();
+          getSelection().addRange(range);
+        }"""
+    )
+    selected = page.evaluate("getSelection().toString()")
+    assert selected == FILLER[5]
+
+    writer = _write_later(home, "Added by the agent while you read.")
+    written_at = _wait_on_disk(home, "Added by the agent while you read.")
+    page.locator("#entries-memory .entry-text", has_text="Added by the agent while you read.").wait_for(
+        state="attached", timeout=1500
+    )
+    delay = time.monotonic() - written_at
+    writer.join(timeout=10)
+
+    assert delay < 1.5, f"took {delay:.2f}s"
+    assert page.evaluate("window.scrollY") == 700
+    assert page.evaluate("getSelection().toString()") == selected
+    assert page.locator("#snapshot-user").get_attribute("open") is not None
+    page.wait_for_function(
+        "() => document.getElementById('memory-announcer').textContent.includes('MEMORY.md changed')"
+    )
+    screenshot(page, "memory-live-after-update")
+
+
+def test_it_keeps_an_open_dialog_and_what_was_typed_while_the_page_updates(signed_in_page, live_server, home):
+    page = signed_in_page
+    write_store(home, "memory", ["Repo uses uv.", "Deploy on Fridays."])
+    page.goto(f"{live_server.url}/memory/")
+    page.get_by_role("link", name="Add an entry to USER.md").click()
+    dialog = page.locator("#memory-dialog")
+    dialog.get_by_label("Entry text").fill("Half-typed thought")
+
+    writer = _write_later(home, "The agent wrote this meanwhile.", delay=0.2)
+    page.locator("#entries-memory .entry-text", has_text="The agent wrote this meanwhile.").wait_for(
+        state="attached", timeout=15000
+    )
+    writer.join(timeout=10)
+
+    assert dialog.evaluate("d => d.open") is True
+    assert dialog.get_by_label("Entry text").input_value() == "Half-typed thought"
+    assert page.evaluate("document.activeElement.id") == "id_content"
+
+
+def test_it_pauses_polling_while_the_tab_is_hidden_and_resumes_at_once(signed_in_page, live_server, home):
+    page = signed_in_page
+    write_store(home, "memory", ["one"])
+    polls: list[float] = []
+    page.on("request", lambda request: polls.append(time.monotonic()) if "/memory/poll/" in request.url else None)
+    page.goto(f"{live_server.url}/memory/")
+    page.wait_for_timeout(1200)
+    assert len(polls) >= 2  # about two a second while visible
+
+    page.evaluate(
+        """() => {
+          Object.defineProperty(document, 'hidden', {configurable: true, get: () => true});
+          document.dispatchEvent(new Event('visibilitychange'));
+        }"""
+    )
+    page.wait_for_timeout(300)  # let a request already in flight finish
+    hidden_from = len(polls)
+    page.wait_for_timeout(1500)
+    assert len(polls) == hidden_from
+    assert page.locator("#memory-live-status").get_attribute("data-state") == "paused"
+
+    shown_at = time.monotonic()
+    page.evaluate(
+        """() => {
+          Object.defineProperty(document, 'hidden', {configurable: true, get: () => false});
+          document.dispatchEvent(new Event('visibilitychange'));
+        }"""
+    )
+    page.wait_for_timeout(250)
+    assert any(moment >= shown_at for moment in polls)
+
+
+def test_it_works_without_javascript(browser, live_server, home, owner):
+    write_store(home, "memory", ["Repo uses uv."])
+    context = browser.new_context(java_script_enabled=False)
+    page = context.new_page()
+    try:
+        sign_in(page, live_server, owner)
+        page.goto(f"{live_server.url}/memory/")
+        page.get_by_role("link", name="Add an entry to MEMORY.md").click()
+        page.get_by_label("Entry text").fill("Added without JavaScript.")
+        page.get_by_role("button", name="Add entry").click()
+        page.wait_for_url(f"{live_server.url}/memory/")
+        assert page.get_by_text("Entry added to MEMORY.md.").is_visible()
+        assert read_store(home, "memory") == ["Repo uses uv.", "Added without JavaScript."]
+        assert page.get_by_role("link", name="Reload").is_visible()
+    finally:
+        context.close()
+
+
+def test_it_stops_live_updates_when_the_session_ends(signed_in_page, live_server, home):
+    page = signed_in_page
+    write_config(home, memory_char_limit=500)
+    page.goto(f"{live_server.url}/memory/")
+    page.context.clear_cookies()
+    write_store(home, "memory", ["changed after sign-out"])
+
+    page.wait_for_function("() => document.querySelector('#memory-live-status').dataset.state === 'stopped'")
+    assert "changed after sign-out" not in page.content()
