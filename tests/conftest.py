@@ -24,16 +24,49 @@ ARTIFACTS_DIR = Path(__file__).resolve().parent.parent / "test-artifacts"
 PASSWORD = "correct horse battery staple"
 
 
-@pytest.fixture
-def home(tmp_path: Path, settings, monkeypatch) -> Path:
-    """An empty HERMES_HOME that the panel (views, commands) works on for this test.
+@pytest.fixture(autouse=True)
+def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test runs with ``HOME`` pointed at an empty folder.
 
-    ``HOME`` moves too: some providers read and write shared files in the user's home directory
+    Some providers read and write shared files in the user's home directory
     (``~/.honcho/config.json``, ``~/.hindsight/config.json``), which a test must never touch.
     """
-    user_home = tmp_path / "user-home"
-    user_home.mkdir(exist_ok=True)
-    monkeypatch.setenv("HOME", str(user_home))
+    path = tmp_path / "user-home"
+    path.mkdir(exist_ok=True)
+    monkeypatch.setenv("HOME", str(path))
+    monkeypatch.delenv("HERMES_HONCHO_HOST", raising=False)
+    return path
+
+
+@pytest.fixture(autouse=True)
+def fresh_schema_cache() -> Iterator[None]:
+    """Schema files are cached per process; each test starts and ends with an empty cache."""
+    from provider_schemas.loader import clear_schema_cache
+
+    clear_schema_cache()
+    yield
+    clear_schema_cache()
+
+
+@pytest.fixture
+def dict_keyring() -> Iterator[object]:
+    """An in-memory keyring installed as the process's keyring for this test."""
+    import keyring
+
+    from tests.keyrings import DictKeyring
+
+    previous = keyring.get_keyring()
+    backend = DictKeyring()
+    keyring.set_keyring(backend)
+    try:
+        yield backend
+    finally:
+        keyring.set_keyring(previous)
+
+
+@pytest.fixture
+def home(tmp_path: Path, settings, user_home: Path) -> Path:
+    """An empty HERMES_HOME that the panel (views, commands) works on for this test."""
     path = tmp_path / "hermes"
     path.mkdir()
     settings.HERMES_HOME = path

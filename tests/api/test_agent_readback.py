@@ -31,7 +31,7 @@ READBACK_MISSING = not (AGENT_PYTHON.exists() and READBACK.exists())
 
 
 @pytest.mark.skipif(READBACK_MISSING, reason="hermes-agent 0.19.0 readback not installed")
-def test_it_writes_every_bundled_providers_settings_where_the_agent_reads_them(owner_client, home, isolated_user_home):
+def test_it_writes_every_bundled_providers_settings_where_the_agent_reads_them(owner_client, home, user_home):
     put(owner_client, "hindsight", {"mode": "local_external", "api_url": "http://127.0.0.1:8888",
                                     "recall_budget": "high", "api_key": "hs-1", "timeout": 12})
     put(owner_client, "mem0", {"host": "http://127.0.0.1:8000", "agent_id": "a1", "rerank": True})
@@ -43,7 +43,7 @@ def test_it_writes_every_bundled_providers_settings_where_the_agent_reads_them(o
     put(owner_client, "honcho", {"apiKey": "h-1", "workspace": "ws-1", "timeout": 12.5, "pinUserPeer": True})
 
     out = subprocess.run(
-        [str(AGENT_PYTHON), str(READBACK), str(home), "--home", str(isolated_user_home)],
+        [str(AGENT_PYTHON), str(READBACK), str(home), "--home", str(user_home)],
         capture_output=True, text=True, timeout=180, check=True,
     )
     agent = json.loads(out.stdout)

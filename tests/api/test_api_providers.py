@@ -336,7 +336,7 @@ def locked_keyring(home):
     import keyring
 
     from admin_panel.services.providers import set_secret_store
-    from tests.providers_ui.helpers import LockedKeyring
+    from tests.keyrings import LockedKeyring
 
     previous = keyring.get_keyring()
     keyring.set_keyring(LockedKeyring())

@@ -64,6 +64,11 @@ def test_it_refuses_an_api_save_naming_the_file(owner_client, home, provider, co
     others_still_work(owner_client, home, skip=provider)
 
 
+# The parser's answer per content is covered through the API above; the pages need one of each shape.
+PAGE_CONTENTS = ("invalid", "array", "integer_too_long")
+
+
+@pytest.mark.parametrize("content", PAGE_CONTENTS)
 def test_it_refuses_a_panel_review_and_save_naming_the_file(owner_client, home, provider, content):
     file = _place(home, provider, CONTENTS[content])
     before = snapshot(home)
@@ -77,6 +82,7 @@ def test_it_refuses_a_panel_review_and_save_naming_the_file(owner_client, home, 
     assert_unchanged(home, before)
 
 
+@pytest.mark.parametrize("content", PAGE_CONTENTS)
 def test_it_shows_the_problem_on_the_pages_instead_of_failing(owner_client, home, provider, content):
     file = _place(home, provider, CONTENTS[content])
 

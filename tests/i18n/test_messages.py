@@ -91,6 +91,13 @@ def _memory_core_refusals() -> list[str]:
         messages.no_match("Repo uses", "remove"),
         messages.EMPTY_CONTENT,
         messages.DUPLICATE,
+        messages.ENTRY_CHANGED,
+        messages.drift_stale("USER.md"),
+        messages.drift_resolved("MEMORY.md", 1, "MEMORY.md.bak.1700000000"),
+        messages.drift_resolved("MEMORY.md", 4, "MEMORY.md.bak.1700000000"),
+        messages.entries_gone(1),
+        messages.entries_gone(3),
+        messages.deleted(2),
     ]
 
 

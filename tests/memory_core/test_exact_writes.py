@@ -157,9 +157,12 @@ def test_it_refuses_an_exact_replace_in_an_unreadable_file(home: Path, make_stor
 def test_it_offers_the_exact_replace_as_a_panel_service(home: Path) -> None:
     write_file(home, "USER.md", "Name: Dana\n§\nDana likes tea")
 
-    assert replace_entry_exact(
-        home=home, target="user", old_content="Name: Dana", new_content="Name: Dana K.", config=SMALL
-    )["usage"] == "60% — 30/50 chars"
+    assert (
+        replace_entry_exact(
+            home=home, target="user", old_content="Name: Dana", new_content="Name: Dana K.", config=SMALL
+        )["usage"]
+        == "60% — 30/50 chars"
+    )
     assert (home / "memories" / "USER.md").read_bytes() == "Name: Dana K.\n§\nDana likes tea".encode()
     invalid = replace_entry_exact(home=home, target="soul", old_content="a", new_content="b")
     assert invalid == {"success": False, "error": "Invalid target 'soul'. Use 'memory' or 'user'."}

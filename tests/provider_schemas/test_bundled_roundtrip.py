@@ -497,14 +497,14 @@ def test_it_keeps_every_other_key_and_line_when_saving_next_to_existing_settings
 
 @pytest.mark.parametrize("scenario", sorted(SCENARIOS))
 def test_it_keeps_secrets_in_the_keyring_and_out_of_every_file_when_the_keyring_is_chosen(
-    agent_home, memory_keyring, scenario
+    agent_home, dict_keyring, scenario
 ):
     name, values = SCENARIOS[scenario]
     schema = provider_schemas.load_schema(BUNDLED_DIR / name / "config_schema.py")
     secrets = {f.key: f.env_key for f in schema.fields if f.is_secret and f.key in values}
     save(agent_home, name, values, secret_store="keyring")
     service = keyring_service(agent_home)
-    assert {user: value for (svc, user), value in memory_keyring.entries.items() if svc == service} == {
+    assert {user: value for (svc, user), value in dict_keyring.entries.items() if svc == service} == {
         env_key: values[key] for key, env_key in secrets.items()
     }
     # No secret value in any file the save wrote (the honcho host-block copy is dropped too).

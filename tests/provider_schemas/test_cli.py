@@ -46,12 +46,12 @@ def test_it_shows_the_api_payload_as_json(agent_home: Path, plugin) -> None:
 
 
 def test_it_runs_a_command_with_keyring_secrets_added_to_its_environment(
-    agent_home: Path, plugin, memory_keyring
+    agent_home: Path, plugin, dict_keyring
 ) -> None:
     plugin("jsonprov")
-    memory_keyring.set_password(keyring_service(agent_home), "JSONPROV_API_KEY", "ring-value")
-    memory_keyring.set_password(keyring_service(agent_home), "HINDSIGHT_API_KEY", "hs-value")
-    memory_keyring.set_password(keyring_service(agent_home), "UNDECLARED", "never-exported")
+    dict_keyring.set_password(keyring_service(agent_home), "JSONPROV_API_KEY", "ring-value")
+    dict_keyring.set_password(keyring_service(agent_home), "HINDSIGHT_API_KEY", "hs-value")
+    dict_keyring.set_password(keyring_service(agent_home), "UNDECLARED", "never-exported")
     captured: dict = {}
 
     def fake_exec(file, args, env):
@@ -101,8 +101,8 @@ def test_the_secrets_command_execs_the_given_command(tmp_path: Path) -> None:
     script = (
         "import keyring, sys\n"
         "sys.path.insert(0, {repo!r})\n"
-        "from tests.provider_schemas.conftest import MemoryKeyring\n"
-        "backend = MemoryKeyring()\n"
+        "from tests.keyrings import DictKeyring\n"
+        "backend = DictKeyring()\n"
         "backend.set_password('memory-panel:' + {home!r}, 'RETAINDB_API_KEY', 'rdb-secret')\n"
         "keyring.set_keyring(backend)\n"
         "sys.argv = ['manage.py', 'secrets', 'exec', '--', sys.executable, '-c',\n"

@@ -129,13 +129,13 @@ def test_it_waives_a_requirement_while_a_required_unless_field_has_a_value(agent
     assert read_provider(home=agent_home, name="hostprov").status == "ready"
 
 
-def test_it_reports_where_a_secret_is_set_without_its_value(agent_home: Path, plugin, memory_keyring) -> None:
+def test_it_reports_where_a_secret_is_set_without_its_value(agent_home: Path, plugin, dict_keyring) -> None:
     plugin("jsonprov")
     (agent_home / ".env").write_text("JSONPROV_API_KEY=env-secret-1\n", encoding="utf-8")
     write_json(agent_home / "jsonprov.json", {"apiKey": "file-secret-2"})
     from provider_schemas import keyring_service
 
-    memory_keyring.set_password(keyring_service(agent_home), "JSONPROV_API_KEY", "ring-secret-3")
+    dict_keyring.set_password(keyring_service(agent_home), "JSONPROV_API_KEY", "ring-secret-3")
     state = read_provider(
         home=agent_home, name="jsonprov", secret_store="keyring", set_at={"JSONPROV_API_KEY": "2026-01-15T09:30:00Z"}
     )

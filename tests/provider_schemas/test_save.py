@@ -161,17 +161,17 @@ def test_it_refuses_a_secret_without_env_key(agent_home: Path) -> None:
     assert caught.value.errors == {"token": "'token' has no env_key; the panel cannot store it"}
 
 
-def test_it_stores_secrets_in_the_keyring_and_removes_the_env_line(agent_home: Path, plugin, memory_keyring) -> None:
+def test_it_stores_secrets_in_the_keyring_and_removes_the_env_line(agent_home: Path, plugin, dict_keyring) -> None:
     plugin("jsonprov")
     (agent_home / ".env").write_text("OTHER=1\nJSONPROV_API_KEY=plain-text\n", encoding="utf-8")
     result = save_provider(home=agent_home, name="jsonprov", values={"api_key": "ring-secret"}, secret_store="keyring")
     assert sorted(result.written) == [".env", "keyring"]
-    assert memory_keyring.get_password(keyring_service(agent_home), "JSONPROV_API_KEY") == "ring-secret"
+    assert dict_keyring.get_password(keyring_service(agent_home), "JSONPROV_API_KEY") == "ring-secret"
     assert (agent_home / ".env").read_text(encoding="utf-8") == "OTHER=1\n"
     assert fields(agent_home, "jsonprov", secret_store="keyring")["api_key"].stores == ["keyring"]
     result = save_provider(home=agent_home, name="jsonprov", values={}, clear=["api_key"], secret_store="keyring")
     assert result.written == ["keyring"]
-    assert memory_keyring.get_password(keyring_service(agent_home), "JSONPROV_API_KEY") is None
+    assert dict_keyring.get_password(keyring_service(agent_home), "JSONPROV_API_KEY") is None
 
 
 class BrokenKeyring(KeyringBackend):
@@ -366,7 +366,7 @@ def test_it_never_touches_an_oauth_token_in_the_host_block(agent_home: Path, plu
 
 
 def test_it_moves_a_honcho_key_out_of_the_host_block_with_the_keyring_store(
-    agent_home: Path, plugin, memory_keyring
+    agent_home: Path, plugin, dict_keyring
 ) -> None:
     plugin("hostprov")
     path = agent_home / "honcho.json"
@@ -379,7 +379,7 @@ def test_it_moves_a_honcho_key_out_of_the_host_block_with_the_keyring_store(
         "hosts": {"hermes": {"workspace": "w"}},
     }
     assert "root_secret_wins" in [w.code for w in result.warnings]
-    assert memory_keyring.get_password(keyring_service(agent_home), "HOSTPROV_API_KEY") == "ring"
+    assert dict_keyring.get_password(keyring_service(agent_home), "HOSTPROV_API_KEY") == "ring"
 
 
 def test_it_reads_with_an_unavailable_keyring_and_says_so(agent_home: Path, plugin) -> None:

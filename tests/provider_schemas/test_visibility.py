@@ -14,7 +14,7 @@ from provider_schemas.state import load_model
 
 from .conftest import install_plugin
 
-CHAIN_SCHEMA = '''
+CHAIN_SCHEMA = """
 from plugins.memory.config_schema import (
     KIND_BOOL, KIND_NUMBER, KIND_SECRET, KIND_SELECT, KIND_TEXT, STORAGE_JSON_FILE,
     ProviderConfigSchema, ProviderField, ProviderFieldOption,
@@ -38,7 +38,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
         ProviderField("pool", "Pool", kind=KIND_TEXT, when={"workers": "4", "mode": "local"}),
     ),
 )
-'''
+"""
 
 DEPENDENTS = ("engine", "tuning", "token", "log_file", "pool")
 
@@ -83,7 +83,11 @@ def test_it_hides_what_a_cleared_controlling_field_no_longer_allows(agent_home: 
         "pool": False,
     }
     assert _shown(agent_home, clear=("engine",)) == {
-        "engine": True, "tuning": False, "token": True, "log_file": False, "pool": True,
+        "engine": True,
+        "tuning": False,
+        "token": True,
+        "log_file": False,
+        "pool": True,
     }
 
 

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.django_db
 
 FIELD = "/providers/vis/field/?key={}"
 
-VIS_SCHEMA = '''
+VIS_SCHEMA = """
 from plugins.memory.config_schema import (
     KIND_NUMBER, KIND_SELECT, ProviderConfigSchema, ProviderField, ProviderFieldOption,
 )
@@ -31,7 +31,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
         ProviderField("big_only", "Big only", when={"size": "4"}),
     ),
 )
-'''
+"""
 
 
 @pytest.fixture

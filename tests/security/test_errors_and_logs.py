@@ -106,6 +106,7 @@ def test_it_keeps_secret_values_out_of_every_log_record_during_saves(owner_clien
 
     token = "tok-" + MARKER
     ApiToken.objects.create(name="t", token_digest=token_digest(token), user=owner)
+    (home / "honcho.json").write_text("{}")  # keep Honcho's file (and its lock) inside the test home
     api = Client(HTTP_AUTHORIZATION=f"Bearer {token}", raise_request_exception=False)
     caplog.set_level(logging.DEBUG)
 
