@@ -5,14 +5,15 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from admin_panel.home import hermes_home
+from admin_panel.permissions import can_change, can_view
 
-# (url name, label). Only routes that exist are linked, so the bar grows with the features.
+# (url name, label, who may open it). Only pages the user may open are linked.
 _NAV_ITEMS = (
-    ("providers", _("Providers")),
-    ("memory", _("Memory")),
-    ("memory_settings", _("Settings")),
-    ("schema_preview", _("Schema preview")),
-    ("audit", _("Audit")),
+    ("providers", _("Providers"), can_view),
+    ("memory", _("Memory"), can_view),
+    ("memory_settings", _("Settings"), can_view),
+    ("schema_preview", _("Schema preview"), can_change),
+    ("audit", _("Audit"), can_view),
 )
 
 
@@ -23,13 +24,15 @@ def navigation(request: HttpRequest) -> dict[str, object]:
     if user is None or not user.is_authenticated:
         return {"nav_items": []}
     items = []
-    for url_name, label in _NAV_ITEMS:
+    for url_name, label, allowed in _NAV_ITEMS:
+        if not allowed(user):
+            continue
         try:
             url = reverse(url_name)
         except NoReverseMatch:
             continue
         items.append({"url": url, "label": label, "current": request.path.startswith(url)})
     context: dict[str, object] = {"nav_items": items}
-    if user.is_authenticated:
+    if can_view(user):
         context["hermes_home_display"] = str(hermes_home())
     return context

@@ -310,6 +310,36 @@ MESSAGE_TEMPLATES = (
         "entry you want to %(verb)s."
     ),
     gettext_noop("Multiple entries matched '%(text)s'. Be more specific."),
+    gettext_noop(
+        "Content is not valid Unicode text (it contains a lone surrogate code point). Remove it and retry."
+    ),
+    gettext_noop("Invalid target '%(target)s'. Use 'memory' or 'user'."),
+    gettext_noop("No entries selected."),
+    gettext_noop("old_content cannot be empty."),
+    gettext_noop(
+        "Nothing was replaced: the entry is no longer in the file exactly as it was read (changed or "
+        "removed meanwhile). Reload and retry."
+    ),
+    gettext_noop("Nothing was rewritten: %(file)s changed since it was read. Reload it and check again."),
+    gettext_noop("Nothing was rewritten: %(file)s has no drift to resolve."),
+    gettext_noop(
+        "Nothing was rewritten: one entry of %(file)s is %(longest)s characters long, more than the limit of "
+        "%(limit)s, and rewriting cannot shorten it. Move text out of it by hand (with a § separator between "
+        "entries), then retry."
+    ),
+    gettext_noop("Nothing was rewritten: %(file)s could not be backed up first (%(backup)s)."),
+    gettext_noop("Rewrote %(file)s as its %(count)s entry; the previous text was saved to %(backup)s."),
+    gettext_noop("Rewrote %(file)s as its %(count)s entries; the previous text was saved to %(backup)s."),
+    gettext_noop(
+        "Nothing was deleted: %(count)s selected entry is no longer in the file (changed or removed "
+        "meanwhile). Reload and select again."
+    ),
+    gettext_noop(
+        "Nothing was deleted: %(count)s selected entries are no longer in the file (changed or removed "
+        "meanwhile). Reload and select again."
+    ),
+    gettext_noop("Deleted %(count)s entry."),
+    gettext_noop("Deleted %(count)s entries."),
     gettext_noop("The form is out of date; reload it."),
     gettext_noop("The storage file"),
     # json.JSONDecodeError.msg, shown with the line and column of a JSON field's error

@@ -147,6 +147,8 @@ ENTRY_CHANGED = (
     "Nothing was replaced: the entry is no longer in the file exactly as it was read (changed or "
     "removed meanwhile). Reload and retry."
 )
+
+
 def drift_stale(file_name: str) -> str:
     return f"Nothing was rewritten: {file_name} changed since it was read. Reload it and check again."
 

@@ -402,7 +402,6 @@ class MemoryStore:
 
         return self._locked(target, check_drift=True, body=body)
 
-
     def resolve_drift(self, target: str, expected_digest: str) -> Result:
         """Rewrite a round-trip-drifted file as the entries the agent loads from it.
 

@@ -166,6 +166,8 @@ def read_env(path: Path) -> EnvDoc:
         return EnvDoc(path=Path(path), exists=False)
     except IsADirectoryError:
         return EnvDoc(path=Path(path), exists=True, encoding_error="it is a directory")
+    except OSError as exc:  # e.g. permission denied: report it; a save refuses to rewrite the file
+        return EnvDoc(path=Path(path), exists=True, encoding_error=f"it cannot be read: {exc.strerror or exc}")
     encoding_error = None
     try:
         text = raw.decode("utf-8")

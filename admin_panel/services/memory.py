@@ -117,8 +117,17 @@ def _refused(result: dict[str, Any], target: str, text: str | None = None) -> Wr
     )
 
 
+def _write_failed(exc: RuntimeError) -> WriteOutcome:
+    """memory_core raises when the file itself cannot be written (disk full, read-only folder);
+    the old file is left as it was."""
+    return WriteOutcome(ok=False, message=_("The entry could not be written; nothing was changed."), error=str(exc))
+
+
 def add_entry(*, home: Path, user: User, target: str, content: str) -> WriteOutcome:
-    result = memory_core.add_entry(home=home, target=target, content=content, refuse_drift=True)
+    try:
+        result = memory_core.add_entry(home=home, target=target, content=content, refuse_drift=True)
+    except RuntimeError as exc:
+        return _write_failed(exc)
     if not result.get("success"):
         return _refused(result, target, content.strip())
     file_name = FILE_NAMES[target]
@@ -141,9 +150,12 @@ def edit_entry(*, home: Path, user: User, target: str, old_content: str, new_con
     file_name = FILE_NAMES[target]
     if new_content.strip() == old_content:
         return WriteOutcome(ok=True, message=_("The entry is unchanged."))
-    result = memory_core.replace_entry_exact(
-        home=home, target=target, old_content=old_content, new_content=new_content
-    )
+    try:
+        result = memory_core.replace_entry_exact(
+            home=home, target=target, old_content=old_content, new_content=new_content
+        )
+    except RuntimeError as exc:
+        return _write_failed(exc)
     if not result.get("success"):
         if "missing" in result:
             return WriteOutcome(

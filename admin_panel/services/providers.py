@@ -18,6 +18,7 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 import provider_schemas
 from admin_panel.models import AuditEntry, HomePreference, SecretWrite
@@ -56,6 +57,29 @@ def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterab
     if cleared:
         SecretWrite.objects.filter(home=key, variable__in=cleared).delete()
     forget_home_cache(home)
+
+
+# --- writes that failed ----------------------------------------------------------------------------
+
+
+def describe_save_failure(exc: BaseException, *, home: Path) -> tuple[int, str]:
+    """HTTP status and message for a write that failed and was rolled back (``SaveFailed``).
+
+    Permission denied is the admin's to fix and answered 409 with the folder named; any other
+    failure (a full disk, an I/O error) is a server-side 500, with the same promise that nothing
+    was changed.
+    """
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    if isinstance(cause, PermissionError):
+        where = Path(cause.filename) if cause.filename else home
+        if where.name.endswith(".tmp"):
+            where = where.parent  # a temporary file beside the target: name the folder
+        shown = provider_schemas.display_path(where, home=home)
+        return 409, _(
+            "Nothing was saved: permission denied writing %(path)s. Check the permissions of the agent "
+            "home; every change was rolled back."
+        ) % {"path": shown}
+    return 500, _("Nothing was saved: a write failed and every change was rolled back.")
 
 
 # --- provider settings ----------------------------------------------------------------------------

@@ -31,6 +31,13 @@ def _home(request: HttpRequest) -> Path | HttpResponse:
     return Path(home)
 
 
+def _save_failed(exc: provider_schemas.SaveFailed, *, home: Path) -> HttpResponse:
+    """api.md B5: a write that failed after rollback is a 500 ``Internal server error``; permission
+    denied is the admin's to fix, so it is said plainly (409)."""
+    status, text = services.describe_save_failure(exc, home=home)
+    return api_error(text if status != 500 else "Internal server error", status)
+
+
 def _unknown(name: str) -> HttpResponse:
     return api_error(f"Unknown memory provider: {name}", 404)
 
@@ -90,8 +97,8 @@ def _config_put(request: HttpRequest, *, home: Path, name: str) -> HttpResponse:
         return api_error(exc.detail, 409, file=exc.file)
     except provider_schemas.SecretStoreUnavailable as exc:
         return api_error(f"Secret store unavailable: {exc.reason}", 503)
-    except provider_schemas.SaveFailed:
-        return api_error("Internal server error", 500)
+    except provider_schemas.SaveFailed as exc:
+        return _save_failed(exc, home=home)
     return api_json(provider_schemas.save_result_payload(result))
 
 
@@ -129,9 +136,14 @@ def memory_provider(request: HttpRequest) -> HttpResponse:
         return api_error(exc.detail, 409, file=exc.file)
     except provider_schemas.SecretStoreUnavailable as exc:
         return api_error(f"Secret store unavailable: {exc.reason}", 503)
+    except provider_schemas.SaveFailed as exc:
+        return _save_failed(exc, home=home)
     return api_json({"ok": True, "active": active})
 
 
 @api_endpoint(methods=("GET", "PUT"))
 def no_such_route(request: HttpRequest) -> HttpResponse:
+    # api.md A1/B2: a path with extra segments matches no route: 404 for GET, 405 for PUT.
+    if request.method == "PUT":
+        return api_error("Method Not Allowed", 405)
     return api_error("Not Found", 404)

@@ -6,6 +6,7 @@ Viewers and staff see everything here; only staff may revert. Exports respect th
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from django.contrib import messages
@@ -21,6 +22,7 @@ from admin_panel.models import AuditEntry
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import audit as selectors
 from admin_panel.services import revert as revert_service
+from admin_panel.services.providers import describe_save_failure
 
 logger = logging.getLogger(__name__)
 
@@ -86,9 +88,9 @@ def _revert_status(entry: AuditEntry) -> dict[str, Any]:
     except revert_service.RevertRefused as exc:
         return {"possible": False, "applicable": True, "reason": exc.message}
     except provider_schemas.ValidationFailed as exc:
-        return {"possible": False, "applicable": True, "reason": _revert_error_text(exc)}
+        return {"possible": False, "applicable": True, "reason": _revert_error_text(exc, home=Path(entry.home))}
     except Exception as exc:  # a provider that no longer loads, an unreadable file: shown, not raised
-        return {"possible": False, "applicable": True, "reason": _revert_error_text(exc)}
+        return {"possible": False, "applicable": True, "reason": _revert_error_text(exc, home=Path(entry.home))}
     return {
         "possible": True,
         "applicable": True,
@@ -99,7 +101,7 @@ def _revert_status(entry: AuditEntry) -> dict[str, Any]:
     }
 
 
-def _revert_error_text(exc: BaseException) -> str:
+def _revert_error_text(exc: BaseException, *, home: Path) -> str:
     if isinstance(exc, revert_service.RevertRefused):
         return exc.message
     if isinstance(exc, provider_schemas.ValidationFailed):
@@ -115,10 +117,7 @@ def _revert_error_text(exc: BaseException) -> str:
     if isinstance(exc, (provider_schemas.UnknownProvider, provider_schemas.InvalidProviderName)):
         return _("This provider is not installed any more; nothing can be reverted.")
     if isinstance(exc, provider_schemas.SaveFailed):
-        if isinstance(exc.__cause__, PermissionError):
-            return _("The panel may not write the provider's files (permission denied); every change was rolled "
-                     "back.")
-        return _("A write failed (for example, the disk is full); every change was rolled back.")
+        return describe_save_failure(exc, home=home)[1]
     if isinstance(exc, provider_schemas.SecretStoreUnavailable):
         return _("The secret store is unavailable: %(reason)s") % {"reason": exc.reason}
     if isinstance(exc, PermissionError):
@@ -185,13 +184,13 @@ def audit_revert(request: HttpRequest, pk: int) -> HttpResponse:
         OSError,
     ) as exc:
         status = next((code for cls, code in _STATUS_FOR.items() if isinstance(exc, cls)), 500)
-        if isinstance(exc, provider_schemas.SaveFailed) and isinstance(exc.__cause__, PermissionError):
-            status = 409  # the files' permissions, not the panel, are at fault: say so, no 500
+        if isinstance(exc, provider_schemas.SaveFailed):
+            status = describe_save_failure(exc, home=Path(entry.home))[0]
         elif isinstance(exc, OSError) and not isinstance(exc, PermissionError):
             status = 500
         if status >= 500:
             logger.exception("Revert of audit entry %s failed", entry.pk)
-        context = _detail_context(request, entry, revert_error=_revert_error_text(exc))
+        context = _detail_context(request, entry, revert_error=_revert_error_text(exc, home=Path(entry.home)))
         return render(request, "audit/detail.html", context, status=status)
     messages.success(
         request,

@@ -70,6 +70,16 @@ def _done(request: HttpRequest, url: str) -> HttpResponse:
     return redirect(url)
 
 
+def _form_status(request: HttpRequest, form: Any, outcome: Any) -> int:
+    """400 for a form that does not validate, 409 when the store refused (or the entry changed),
+    200 for showing the form."""
+    if request.method != "POST":
+        return 200
+    if not form.is_valid():
+        return 400
+    return 409 if outcome is not None and not outcome.ok else 200
+
+
 def _page(request: HttpRequest, template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
     """The whole page, or for htmx just its dialog fragment (``memory/partials/_<name>``)."""
     if request.htmx:
@@ -239,7 +249,7 @@ def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
         "action_url": reverse("memory_entry_add", args=[target]),
         "next": _next_url(request),
     }
-    return _page(request, "memory/entry_form.html", context)
+    return _page(request, "memory/entry_form.html", context, status=_form_status(request, form, outcome))
 
 
 @require_http_methods(["GET", "POST"])
@@ -278,7 +288,7 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
             return _done(request, _next_url(request))
     context.update(form=form, outcome=outcome)
     # The entry changed between this request's read and the store's lock: nothing was written.
-    return _page(request, "memory/entry_form.html", context, status=409 if outcome and outcome.gone else 200)
+    return _page(request, "memory/entry_form.html", context, status=_form_status(request, form, outcome))
 
 
 # --- deleting and undo ----------------------------------------------------------------------------
@@ -360,7 +370,11 @@ def memory_pending_action(request: HttpRequest) -> HttpResponse:
         for errors in form.errors.values():
             for error in errors:
                 messages.error(request, error)
-        return _done(request, next_url)
+        if request.htmx:
+            return _done(request, next_url)
+        # Without JavaScript: the pending list again, with the message, as a 400 (nothing was done).
+        overview = selectors.memory_overview(home=home)
+        return render(request, "memory/pending.html", _live_context(request, overview, "pending"), status=400)
     ids = form.cleaned_data["pending_id"]
     if form.cleaned_data["action"] == "approve":
         for outcome in services.approve_pending(home=home, user=request.user, ids=ids):

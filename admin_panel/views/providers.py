@@ -322,15 +322,18 @@ def provider_save(request: HttpRequest, name: str) -> HttpResponse:
         context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=exc.errors)
         return _render_detail(request, context, status=400)
     except provider_schemas.StorageParseError as exc:
-        messages.error(request, exc.detail)
-        return redirect("provider_detail", name=name)
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
+        context["storage_error"] = exc.detail
+        return _render_detail(request, context, status=409)
     except provider_schemas.SecretStoreUnavailable as exc:
         messages.error(request, _("Nothing was saved: the secret store is unavailable (%(reason)s).")
                        % {"reason": exc.reason})
         return redirect("provider_detail", name=name)
-    except provider_schemas.SaveFailed:
-        messages.error(request, _("Nothing was saved: a write failed and every change was rolled back."))
-        return redirect("provider_detail", name=name)
+    except provider_schemas.SaveFailed as exc:
+        status, text = services.describe_save_failure(exc, home=home)
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
+        context["storage_error"] = text
+        return _render_detail(request, context, status=status)
     if result.written:
         messages.success(request, _("Saved. Changes apply the next time the agent starts."))
     else:
@@ -394,6 +397,10 @@ def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
     except provider_schemas.StorageParseError as exc:
         context.update(error=exc.detail)
         return render(request, "providers/activate_confirm.html", context, status=409)
+    except provider_schemas.SaveFailed as exc:
+        status, text = services.describe_save_failure(exc, home=home)
+        context.update(error=text)
+        return render(request, "providers/activate_confirm.html", context, status=status)
     messages.success(
         request,
         _("%(label)s is now the active memory provider. %(when)s") % {"label": entry.label, "when": NEXT_START},
@@ -422,6 +429,9 @@ def provider_deactivate(request: HttpRequest) -> HttpResponse:
     except provider_schemas.StorageParseError as exc:
         context["error"] = exc.detail
         return render(request, "providers/deactivate_confirm.html", context, status=409)
+    except provider_schemas.SaveFailed as exc:
+        status, context["error"] = services.describe_save_failure(exc, home=home)
+        return render(request, "providers/deactivate_confirm.html", context, status=status)
     message = _("Built-in memory only: no external provider is active. %(when)s") % {"when": NEXT_START}
     messages.success(request, message)
     return redirect("providers")

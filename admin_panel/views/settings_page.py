@@ -115,10 +115,22 @@ def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
         return render(request, "settings/memory.html", context, status=400)
     except provider_schemas.StorageParseError as exc:
         messages.error(request, exc.detail)
-        return redirect("memory_settings")
+        return _refused_page(request, home=home, edited=edited, status=409)
+    except provider_schemas.SaveFailed as exc:
+        status, text = services.describe_save_failure(exc, home=home)
+        messages.error(request, text)
+        return _refused_page(request, home=home, edited=edited, status=status)
     except provider_schemas.SecretStoreUnavailable as exc:
         messages.error(request, _("Nothing was saved: the secret store is unavailable (%(reason)s).")
                        % {"reason": exc.reason})
         return redirect("memory_settings")
     messages.success(request, _("Saved. Changes apply the next time the agent starts."))
     return redirect("memory_settings")
+
+
+def _refused_page(request: HttpRequest, *, home: Path, edited: dict[str, str], status: int) -> HttpResponse:
+    """The form again with the user's values and the message (added to ``messages``): nothing was
+    written, so this is an answer with an error status, not a redirect."""
+    state = provider_schemas.read_memory_settings(home=home)
+    return render(request, "settings/memory.html", _context(request, home=home, state=state, edited=edited),
+                  status=status)

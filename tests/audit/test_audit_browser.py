@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from admin_panel.models import AuditEntry
 from admin_panel.services import providers as provider_services
@@ -32,24 +33,26 @@ def test_it_filters_with_htmx_and_reverts_a_change(signed_in_page, live_server, 
     revertible = _seed(home, owner)
 
     page.goto(f"{live_server.url}/audit/")
-    assert page.get_by_role("heading", name="4 changes").is_visible()
+    expect(page.get_by_role("heading", name="4 changes")).to_be_visible()
     screenshot(page, "audit-list-light")
 
     page.get_by_label("Provider").select_option("mem0")
     page.wait_for_url("**/audit/?provider=mem0**")
-    assert page.get_by_role("heading", name="1 change").is_visible()
-    assert page.locator("#audit-status").inner_text() == "1 change shown."
+    expect(page.get_by_role("heading", name="1 change")).to_be_visible()
+    expect(page.locator("#audit-status")).to_have_text("1 change shown.")
     page.get_by_label("Provider").select_option("")
+    expect(page.get_by_role("heading", name="4 changes")).to_be_visible()
     page.get_by_label("Kind").select_option("memory_entry")
-    assert page.get_by_role("link", name="Added an entry").is_visible()
+    expect(page.get_by_role("heading", name="1 change")).to_be_visible()
+    expect(page.get_by_role("link", name="Added an entry")).to_be_visible()
 
     page.goto(f"{live_server.url}/audit/{revertible.pk}/")
-    assert page.get_by_role("heading", name=f"Change #{revertible.pk}").is_visible()
-    assert page.get_by_text("bank-one", exact=True).is_visible()
+    expect(page.get_by_role("heading", name=f"Change #{revertible.pk}")).to_be_visible()
+    expect(page.get_by_text("bank-one", exact=True)).to_be_visible()
     screenshot(page, "audit-detail-light")
     page.get_by_role("button", name="Revert this change").click()
 
-    assert page.get_by_text("Reverted. Changes apply the next time the agent starts").is_visible()
+    expect(page.get_by_text("Reverted. Changes apply the next time the agent starts")).to_be_visible()
     data = json.loads((home / "hindsight" / "config.json").read_text())
     assert data["bank_id"] == "bank-one" and "recall_budget" not in data
     screenshot(page, "audit-revert-done-light")
@@ -71,7 +74,7 @@ def test_it_reads_well_in_the_dark_scheme_and_shows_secrets_only_as_set(browser,
     page.goto(f"{live_server.url}/audit/{first.pk}/")
     screenshot(page, "audit-detail-dark")
 
-    assert page.get_by_text("secret set").is_visible()
+    expect(page.get_by_text("secret set")).to_be_visible()
     assert "hs-secret-1" not in page.content()
-    assert page.get_by_text("Secrets cannot be reverted").is_visible()
+    expect(page.get_by_text("Secrets cannot be reverted")).to_be_visible()
     context.close()

@@ -145,7 +145,7 @@ def test_it_refuses_too_many_form_fields_with_400(owner_client, home):
 
 
 @pytest.mark.parametrize(("data", "words"), [
-    ({}, "Write the text of the entry"),
+    ({"next": "/memory/"}, "Write the text of the entry"),
     ({"content": "   \n\t "}, "Write the text of the entry"),
     ({"content": "x" * 300_000}, "at most"),
     ({"content": "fact with \u0000 NUL"}, "Null characters are not allowed"),

@@ -130,7 +130,9 @@ def test_it_runs_no_payload_in_a_real_browser(signed_in_page, live_server, home)
     page.goto(f"{live_server.url}/memory/")
     assert dialogs == []
     assert page.locator("iframe").count() == 0
-    assert page.get_by_text('<script>alert("xss-1")</script>').first.is_visible()
-    assert page.get_by_text("**bold**", exact=False).first.is_visible()
+    from playwright.sync_api import expect
+
+    expect(page.get_by_text('<script>alert("xss-1")</script>').first).to_be_visible()
+    expect(page.get_by_text("**bold**", exact=False).first).to_be_visible()
     assert not [e for e in errors if "Content Security Policy" in e]
     screenshot(page, "bad-input-memory-payloads")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from playwright.sync_api import expect
 
 from admin_panel.models import AuditEntry
 from tests.conftest import PASSWORD, screenshot
@@ -54,11 +55,12 @@ def test_it_tells_the_second_saver_about_the_conflict_and_loses_nothing(two_admi
         page.locator('[name="v:bank_id"]').first.fill(f"bank-from-{'alice' if page is alice else 'bob'}")
 
     _review_and_save(alice)
+    expect(alice.get_by_text("Saved. Changes apply the next time the agent starts.")).to_be_visible()
     assert _bank_id(home) == "bank-from-alice"
 
     bob.get_by_role("button", name="Review changes").first.click()
     conflict = bob.locator("#conflict")
-    assert conflict.is_visible()
+    expect(conflict).to_be_visible()
     assert "nothing was saved" in conflict.inner_text().lower()
     assert "bank" in conflict.inner_text().lower()
     assert bob.locator('[name="v:bank_id"]').first.input_value() == "bank-from-bob"
@@ -66,6 +68,7 @@ def test_it_tells_the_second_saver_about_the_conflict_and_loses_nothing(two_admi
     assert _bank_id(home) == "bank-from-alice"
 
     _review_and_save(bob)
+    expect(bob.get_by_text("Saved. Changes apply the next time the agent starts.")).to_be_visible()
     assert _bank_id(home) == "bank-from-bob"
     saves = list(AuditEntry.objects.filter(kind="provider_settings").order_by("pk"))
     assert [(e.username, [(r["old"], r["new"]) for r in e.details["changes"]]) for e in saves] == [
@@ -82,9 +85,10 @@ def test_it_refuses_the_second_save_from_a_review_page_that_went_stale(two_admin
         page.get_by_role("button", name="Review changes").first.click()
 
     alice.get_by_role("button", name="Save", exact=True).click()
+    expect(alice.get_by_text("Saved. Changes apply the next time the agent starts.")).to_be_visible()
     bob.get_by_role("button", name="Save", exact=True).click()
 
-    assert bob.locator("#conflict").is_visible()
+    expect(bob.locator("#conflict")).to_be_visible()
     screenshot(bob, "fault-two-browsers-stale-review")
     assert _bank_id(home) == "bank-alice"
     assert AuditEntry.objects.filter(kind="provider_settings").count() == 1

@@ -69,7 +69,7 @@ def test_it_refuses_an_add_to_a_store_that_drifted_after_the_page_read_it(owner_
     response = owner_client.post("/memory/memory/add/", {"content": "from the panel"})
 
     content = response.content.decode()
-    assert response.status_code == 200
+    assert response.status_code == 409  # refused by the store: nothing was written
     assert "MEMORY.md has drifted" in content
     assert "A snapshot was saved to" in content, "the store's message names the backup it wrote"
     assert path.read_bytes() == drifted

@@ -40,7 +40,7 @@ def test_it_shows_the_scanner_finding_when_an_edit_is_refused(owner_client, home
     )
 
     content = response.content.decode()
-    assert response.status_code == 200
+    assert response.status_code == 409  # refused by the store: nothing was written
     assert "The store refused the change." in content
     assert "Blocked: content matches threat pattern &#x27;prompt_injection&#x27;" in content
     assert "<mark>Ignore all previous instructions</mark>" in content

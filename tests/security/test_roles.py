@@ -154,3 +154,19 @@ def test_it_refuses_a_revoked_or_inactive_users_token(owner, site, django_user_m
     owner.save()
 
     assert client.get("/api/memory").status_code == 401
+
+
+def test_it_links_only_the_pages_each_persona_may_open(owner, viewer, other_user):
+    from django.test import Client
+
+    def nav_for(user):
+        client = Client()
+        client.force_login(user)
+        return client.get("/").context["nav_items"]
+
+    owner_nav, viewer_nav, nobody_nav = nav_for(owner), nav_for(viewer), nav_for(other_user)
+
+    assert "/schema-preview/" in [item["url"] for item in owner_nav]
+    assert "/schema-preview/" not in [item["url"] for item in viewer_nav]
+    assert "/memory/" in [item["url"] for item in viewer_nav]
+    assert nobody_nav == []
