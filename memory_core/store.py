@@ -60,6 +60,12 @@ def unstorable_reason(content: str) -> str | None:
     return None
 
 
+def refusal_of_new_content(content: str) -> str | None:
+    """Why text about to be written is refused before any file access: unstorable characters
+    first, then the threat scanner (strict), as every write path checks it."""
+    return unstorable_reason(content) or first_threat_message(content, MEMORY_SCOPE)
+
+
 def find_match(entries: Sequence[str], needle: str) -> tuple[str | int, list[int]]:
     """Index of the entry ``needle`` designates, or ``"none"`` / ``"ambiguous"`` with the candidates.
 
@@ -223,6 +229,16 @@ class MemoryStore:
     def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
         return char_count(entries), self.limit_for(target)
 
+    def _write_replacement(self, target: str, entries: list[str], updated: list[str]) -> Result:
+        """The end of every replace: the budget on the new list, then the write."""
+        total = char_count(updated)
+        current, limit = self._usage_before(target, entries)
+        if total > limit:
+            error = msg.over_budget_replace(total, limit)
+            return self._counted(msg.with_entries(error, entries, current, limit))
+        self._write(target, updated)
+        return self._succeeded(target, msg.REPLACED)
+
     # -- operations -------------------------------------------------------------------------------
 
     def add(self, target: str, content: str, *, refuse_drift: bool = False) -> Result:
@@ -231,12 +247,9 @@ class MemoryStore:
         content = _require_text(content, "content").strip()
         if not content:
             return msg.failure(msg.EMPTY_CONTENT)
-        unstorable = unstorable_reason(content)
-        if unstorable:
-            return msg.failure(unstorable)
-        threat = first_threat_message(content, MEMORY_SCOPE)
-        if threat:
-            return msg.failure(threat)
+        refusal = refusal_of_new_content(content)
+        if refusal:
+            return msg.failure(refusal)
 
         def body(entries: list[str]) -> Result:
             if content in entries:
@@ -258,12 +271,9 @@ class MemoryStore:
             return msg.failure(msg.EMPTY_OLD_TEXT)
         if not new_content:
             return msg.failure(msg.EMPTY_NEW_CONTENT)
-        unstorable = unstorable_reason(new_content)
-        if unstorable:
-            return msg.failure(unstorable)
-        threat = first_threat_message(new_content, MEMORY_SCOPE)
-        if threat:
-            return msg.failure(threat)
+        refusal = refusal_of_new_content(new_content)
+        if refusal:
+            return msg.failure(refusal)
 
         def body(entries: list[str]) -> Result:
             found, candidates = find_match(entries, old_text)
@@ -274,13 +284,7 @@ class MemoryStore:
             assert isinstance(found, int)
             updated = list(entries)
             updated[found] = new_content
-            total = char_count(updated)
-            current, limit = self._usage_before(target, entries)
-            if total > limit:
-                error = msg.over_budget_replace(total, limit)
-                return self._counted(msg.with_entries(error, entries, current, limit))
-            self._write(target, updated)
-            return self._succeeded(target, msg.REPLACED)
+            return self._write_replacement(target, entries, updated)
 
         return self._locked(target, check_drift=True, body=body)
 
@@ -310,12 +314,9 @@ class MemoryStore:
         # D12a: the exact (stripped) text that would be written is what gets scanned.
         for index, (action, content, _old) in enumerate(ops, start=1):
             if action in ("add", "replace") and content:
-                unstorable = unstorable_reason(content)
-                if unstorable:
-                    return msg.failure(f"Operation {index}: {unstorable}")
-                threat = first_threat_message(content, MEMORY_SCOPE)
-                if threat:
-                    return msg.failure(f"Operation {index}: {threat}")
+                refusal = refusal_of_new_content(content)
+                if refusal:
+                    return msg.failure(f"Operation {index}: {refusal}")
         total_ops = len(ops)
 
         def body(entries: list[str]) -> Result:
@@ -352,12 +353,9 @@ class MemoryStore:
             return msg.failure(msg.EMPTY_OLD_CONTENT)
         if not new_content:
             return msg.failure(msg.EMPTY_NEW_CONTENT)
-        unstorable = unstorable_reason(new_content)
-        if unstorable:
-            return msg.failure(unstorable)
-        threat = first_threat_message(new_content, MEMORY_SCOPE)
-        if threat:
-            return msg.failure(threat)
+        refusal = refusal_of_new_content(new_content)
+        if refusal:
+            return msg.failure(refusal)
 
         def body(entries: list[str]) -> Result:
             try:
@@ -367,13 +365,7 @@ class MemoryStore:
                 return self._counted(gone)
             updated = list(entries)
             updated[index] = new_content
-            total = char_count(updated)
-            current, limit = self._usage_before(target, entries)
-            if total > limit:
-                error = msg.over_budget_replace(total, limit)
-                return self._counted(msg.with_entries(error, entries, current, limit))
-            self._write(target, updated)
-            return self._succeeded(target, msg.REPLACED)
+            return self._write_replacement(target, entries, updated)
 
         return self._locked(target, check_drift=True, body=body)
 
