@@ -4,7 +4,7 @@ from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from admin_panel.permissions import can_change, can_view
 
 # (url name, label, who may open it). Only pages the user may open are linked.
@@ -34,5 +34,5 @@ def navigation(request: HttpRequest) -> dict[str, object]:
         items.append({"url": url, "label": label, "current": request.path.startswith(url)})
     context: dict[str, object] = {"nav_items": items}
     if can_view(user):
-        context["hermes_home_display"] = str(hermes_home())
+        context["hermes_home_display"] = str(current_home())
     return context

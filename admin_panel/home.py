@@ -7,7 +7,7 @@ from pathlib import Path
 from django.conf import settings
 
 
-def hermes_home() -> Path:
+def current_home() -> Path:
     """The configured home, created on first use (read at call time so tests can override it)."""
     home = Path(settings.HERMES_HOME)
     home.mkdir(parents=True, exist_ok=True)

@@ -20,7 +20,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils.translation import gettext as _
 
 import provider_schemas
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.audit import REVERTIBLE_KINDS
 from admin_panel.selectors.providers import provider_state, secret_store_for
@@ -87,7 +87,7 @@ def _same_path(a: Path, b: Path) -> bool:
 def entry_home(entry: AuditEntry) -> Path:
     """The home the change was made in, if the panel may act on it: its own home or a profile of
     the same root (the API's ``?profile=``). Anything else is refused."""
-    current = hermes_home()
+    current = current_home()
     recorded = Path(entry.home)
     if _same_path(recorded, current):
         return current

@@ -13,7 +13,7 @@ from django.http import HttpRequest, HttpResponse
 
 import provider_schemas
 from admin_panel.api_auth import api_endpoint, api_error, api_json, read_json_body
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
 
@@ -21,7 +21,7 @@ from admin_panel.services import providers as services
 def _home(request: HttpRequest) -> Path | HttpResponse:
     """The home the request works on: the panel's, or ``?profile=`` beside it (api.md A1)."""
     profile = request.GET.get("profile", "")
-    base = hermes_home()
+    base = current_home()
     try:
         home = provider_schemas.profile_home(home=base, profile=profile)
     except ValueError as exc:

@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from admin_panel.forms.memory import BackupSelectionForm, EntryForm, EntrySelectionForm, PendingActionForm
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from admin_panel.localisation import localise_message
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import memory as selectors
@@ -176,7 +176,7 @@ def _report_readd(request: HttpRequest, report: services.ReaddReport) -> None:
 @require_GET
 @viewer_required
 def memory_page(request: HttpRequest) -> HttpResponse:
-    overview = selectors.memory_overview(home=hermes_home())
+    overview = selectors.memory_overview(home=current_home())
     context = _live_context(request, overview, "page")
     context["undo"] = _undo_offer(request) if context["can_change"] else None
     return render(request, "memory/page.html", context)
@@ -185,21 +185,21 @@ def memory_page(request: HttpRequest) -> HttpResponse:
 @require_GET
 @viewer_required
 def memory_blocked(request: HttpRequest) -> HttpResponse:
-    overview = selectors.memory_overview(home=hermes_home())
+    overview = selectors.memory_overview(home=current_home())
     return render(request, "memory/blocked.html", _live_context(request, overview, "blocked"))
 
 
 @require_GET
 @viewer_required
 def memory_pending(request: HttpRequest) -> HttpResponse:
-    overview = selectors.memory_overview(home=hermes_home())
+    overview = selectors.memory_overview(home=current_home())
     return render(request, "memory/pending.html", _live_context(request, overview, "pending"))
 
 
 @require_GET
 @viewer_required
 def memory_snapshot(request: HttpRequest) -> HttpResponse:
-    overview = selectors.memory_overview(home=hermes_home())
+    overview = selectors.memory_overview(home=current_home())
     return render(request, "memory/snapshot.html", {"overview": overview})
 
 
@@ -211,7 +211,7 @@ def memory_poll(request: HttpRequest) -> HttpResponse:
     if view not in LIVE_PARTIALS:
         response = HttpResponse(status=400)
     else:
-        home = hermes_home()
+        home = current_home()
         if request.GET.get("fp", "") == selectors.current_fingerprint(home=home):
             response = HttpResponse(status=204)
         else:
@@ -230,7 +230,7 @@ def memory_poll(request: HttpRequest) -> HttpResponse:
 @staff_required
 def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
     target = _target_or_404(target)
-    home = hermes_home()
+    home = current_home()
     state = selectors.store_state(home=home, target=target)
     form = EntryForm(request.POST or None)
     outcome = None
@@ -258,7 +258,7 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
     target = _target_or_404(target)
     if not selectors.is_entry_key(key):
         raise Http404(_("There is no such entry."))
-    home = hermes_home()
+    home = current_home()
     state = selectors.store_state(home=home, target=target)
     current = selectors.find_entry(home=home, target=target, key=key)
     context: dict[str, Any] = {
@@ -298,7 +298,7 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
 @staff_required
 def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
     """GET: the confirmation page listing exactly what will be deleted. POST: delete it."""
-    home = hermes_home()
+    home = current_home()
     form = EntrySelectionForm(request.POST if request.method == "POST" else request.GET)
     next_url = _next_url(request)
     if not form.is_valid():
@@ -337,7 +337,7 @@ def memory_undo(request: HttpRequest) -> HttpResponse:
         for target, text in offer.get("items", [])
         if selectors.is_target(target) and isinstance(text, str)
     ]
-    report = services.readd_entries(home=hermes_home(), user=request.user, items=items, reason="undo")
+    report = services.readd_entries(home=current_home(), user=request.user, items=items, reason="undo")
     _report_readd(request, report)
     return _done(request, _next_url(request))
 
@@ -356,7 +356,7 @@ def memory_undo_dismiss(request: HttpRequest) -> HttpResponse:
 @staff_required
 def memory_pending_action(request: HttpRequest) -> HttpResponse:
     """Approve or reject pending writes: one (a row's button) or the selected ones."""
-    home = hermes_home()
+    home = current_home()
     next_url = _next_url(request, reverse("memory_pending"))
     data = request.POST.copy()
     row_action = data.get("row_action", "")
@@ -419,7 +419,7 @@ def _backup_or_404(*, home: Path, target: str, name: str) -> Any:
 @viewer_required
 def memory_backups(request: HttpRequest, target: str) -> HttpResponse:
     target = _target_or_404(target)
-    home = hermes_home()
+    home = current_home()
     state = selectors.store_state(home=home, target=target)
     return render(
         request,
@@ -432,7 +432,7 @@ def memory_backups(request: HttpRequest, target: str) -> HttpResponse:
 @viewer_required
 def memory_backup_detail(request: HttpRequest, target: str, name: str) -> HttpResponse:
     target = _target_or_404(target)
-    home = hermes_home()
+    home = current_home()
     backup = _backup_or_404(home=home, target=target, name=name)
     detail = selectors.backup_detail(home=home, target=target, backup=backup)
     state = selectors.store_state(home=home, target=target)
@@ -454,7 +454,7 @@ def memory_backup_detail(request: HttpRequest, target: str, name: str) -> HttpRe
 def memory_restore(request: HttpRequest, target: str, name: str) -> HttpResponse:
     """GET: confirm which backup entries will be added back. POST: add them (normal add path)."""
     target = _target_or_404(target)
-    home = hermes_home()
+    home = current_home()
     backup = _backup_or_404(home=home, target=target, name=name)
     detail = selectors.backup_detail(home=home, target=target, backup=backup)
     by_key = {entry.key: entry for entry in detail.entries}

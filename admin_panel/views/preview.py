@@ -20,7 +20,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 import provider_schemas
 from admin_panel.forms.provider import Submission, build_rows, hidden_summary, parse_submission, sections
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from admin_panel.localisation import localise_provider_state
 from admin_panel.permissions import staff_required
 from admin_panel.selectors import preview as selectors
@@ -162,7 +162,7 @@ def _render_preview(
 @staff_required
 def preview_page(request: HttpRequest) -> HttpResponse:
     """The picker, and the preview of the chosen file (``?choice=<id>[&mode=static]``)."""
-    home = hermes_home()
+    home = current_home()
     choice_id = request.GET.get("choice", "")
     static = request.GET.get("mode") == selectors.MODE_STATIC
     context = _page_context(home=home, choice_id=choice_id, static=static)
@@ -186,7 +186,7 @@ def preview_page(request: HttpRequest) -> HttpResponse:
 @staff_required
 def preview_poll(request: HttpRequest) -> HttpResponse:
     """Hot reload: 204 while the file's fingerprint equals ``fp``, else the fresh fragment."""
-    home = hermes_home()
+    home = current_home()
     try:
         choice = selectors.resolve_choice(home=home, choice_id=request.GET.get("choice", ""))
     except selectors.ChoiceRefused as exc:
@@ -209,7 +209,7 @@ def preview_poll(request: HttpRequest) -> HttpResponse:
 @staff_required
 def preview_paste(request: HttpRequest) -> HttpResponse:
     """Paste mode: the text is evaluated by the static evaluator, never executed."""
-    home = hermes_home()
+    home = current_home()
     if request.method == "GET":
         return render(request, "preview/paste.html", {"source": ""})
     if _too_big(request):
@@ -235,7 +235,7 @@ def preview_paste(request: HttpRequest) -> HttpResponse:
 def preview_try(request: HttpRequest) -> HttpResponse:
     """"Try it": validate the submitted form and show what a save would store where. Nothing is
     written, whatever the schema or the values."""
-    home = hermes_home()
+    home = current_home()
     if _too_big(request):
         return HttpResponse(_paste_limit_message(), status=413, content_type="text/plain; charset=utf-8")
     loaded = _load_posted(request, home=home)
@@ -275,7 +275,7 @@ def preview_try(request: HttpRequest) -> HttpResponse:
 def preview_field(request: HttpRequest) -> HttpResponse:
     """htmx: re-render the field the user just changed (and rows whose ``when`` flipped), with the
     provider page's row partials. Nothing is written."""
-    home = hermes_home()
+    home = current_home()
     if _too_big(request):
         return HttpResponse(_paste_limit_message(), status=413, content_type="text/plain; charset=utf-8")
     loaded = _load_posted(request, home=home)

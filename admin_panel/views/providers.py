@@ -27,7 +27,7 @@ from admin_panel.forms.provider import (
     parse_submission,
     sections,
 )
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from admin_panel.localisation import localise_entry, localise_overview, localise_provider_state
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import providers as selectors
@@ -125,7 +125,7 @@ def _render_detail(request: HttpRequest, context: dict[str, Any], status: int = 
 @viewer_required
 @store_errors
 def provider_list(request: HttpRequest) -> HttpResponse:
-    home = hermes_home()
+    home = current_home()
     overview = localise_overview(selectors.providers_overview(home=home), home=home)
     return render(
         request,
@@ -139,7 +139,7 @@ def provider_list(request: HttpRequest) -> HttpResponse:
 @store_errors
 def provider_detail(request: HttpRequest, name: str) -> HttpResponse:
     """The form. A POST here is "Back to the form" from the review page: edits are kept."""
-    home = hermes_home()
+    home = current_home()
     if request.method == "POST" and not can_change(request.user):
         return redirect("provider_detail", name=name)
     state = _state_or_404(home=home, name=name)
@@ -175,7 +175,7 @@ def provider_detail(request: HttpRequest, name: str) -> HttpResponse:
 def provider_field(request: HttpRequest, name: str) -> HttpResponse:
     """htmx: validate the field the user just left and re-render that row (plus any row whose
     visibility flipped, out of band). Nothing is written."""
-    home = hermes_home()
+    home = current_home()
     state = _state_or_404(home=home, name=name)
     key = request.GET.get("key", "")
     if key not in {f.key for f in state.fields}:
@@ -216,7 +216,7 @@ def provider_field(request: HttpRequest, name: str) -> HttpResponse:
 @store_errors
 def provider_review(request: HttpRequest, name: str) -> HttpResponse:
     """Validate everything and show exactly what a save would change. Nothing is written."""
-    home = hermes_home()
+    home = current_home()
     state = _state_or_404(home=home, name=name)
     if state.schema is None:
         return redirect("provider_detail", name=name)
@@ -280,7 +280,7 @@ def _conflict(request: HttpRequest, *, home: Path, name: str, sub: Submission, c
 @store_errors
 def provider_save(request: HttpRequest, name: str) -> HttpResponse:
     """Commit the reviewed changes, refusing if anything changed since the form was loaded."""
-    home = hermes_home()
+    home = current_home()
     state = _state_or_404(home=home, name=name)
     # The review page posts the same names as the form; new secret values come from memory.
     sub = parse_submission(state.fields, request.POST)
@@ -380,7 +380,7 @@ def _activation_context(*, home: Path, entry: Any) -> dict[str, Any]:
 @staff_required
 @store_errors
 def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
-    home = hermes_home()
+    home = current_home()
     entry = _entry_or_404(home=home, name=name)
     if entry.name == provider_schemas.BUILTIN_NAME:
         return redirect("provider_deactivate")
@@ -412,7 +412,7 @@ def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
 @staff_required
 @store_errors
 def provider_deactivate(request: HttpRequest) -> HttpResponse:
-    home = hermes_home()
+    home = current_home()
     active = provider_schemas.normalise_active_provider(services.current_active(home=home))
     label = active
     if active:

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_http_methods
 
 import provider_schemas
 from admin_panel.forms.settings import build_setting_rows, parse_settings
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from admin_panel.permissions import can_change, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
@@ -61,7 +61,7 @@ def _context(
 @require_http_methods(["GET", "POST"])
 @viewer_required
 def memory_settings(request: HttpRequest) -> HttpResponse:
-    home = hermes_home()
+    home = current_home()
     if request.method == "POST":
         if not can_change(request.user):
             return render(request, "errors/forbidden.html", status=403)

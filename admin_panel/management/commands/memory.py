@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from admin_panel.home import hermes_home
+from admin_panel.home import current_home
 from memory_core import cli
 
 ENTRY_WRITES = ("add", "replace", "remove")
@@ -28,7 +28,7 @@ class Command(BaseCommand):
         cli.add_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        home = Path(options.get("home") or hermes_home())
+        home = Path(options.get("home") or current_home())
         before = _observe(home, options)
         code = cli.run(options, home=home, out=self.stdout, err=self.stderr)
         if before is not None:
