@@ -110,3 +110,25 @@ def test_it_seeds_and_serves_a_demo_home(tmp_path):
     assert (demo / "memories" / "MEMORY.md").is_file()
     assert (demo / "panel" / "panel.sqlite3").is_file()
     assert not (tmp_path / "unused-data" / "panel.sqlite3").exists()
+
+
+def test_it_is_already_listening_when_it_prints_its_address(tmp_path):
+    with running_server(hermes_home=tmp_path / "home", data_dir=tmp_path / "data") as server:
+        server.wait_for_line("serving on")
+
+        # No retry: a person (or a browser) may open the printed link at once.
+        socket.create_connection(("127.0.0.1", server.port), timeout=2).close()
+
+
+def test_it_says_the_port_is_taken_without_printing_a_sign_in_link(tmp_path):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with running_server(hermes_home=tmp_path / "home", data_dir=tmp_path / "data",
+                            extra_args=("--port", str(port))) as server:
+            server.process.wait(timeout=60)
+
+    assert server.process.returncode != 0
+    assert f"Cannot listen on 127.0.0.1:{port}" in server.output
+    assert "/accounts/first-run/" not in server.output

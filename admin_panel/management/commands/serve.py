@@ -87,6 +87,12 @@ class Command(BaseCommand):
                 f"Warning: binding {host} exposes the panel beyond this machine. Put it behind TLS "
                 "(PANEL_HTTPS=1) and add the host name to PANEL_ALLOWED_HOSTS."
             )
+        # Bind before printing any address, so a printed link always finds a listening socket.
+        try:
+            server = waitress.create_server(application, host=host, port=port, threads=threads,
+                                            ident="memory-panel")
+        except OSError as exc:
+            raise CommandError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
         self.stdout.write(f"memory-panel: HERMES_HOME={home}")
         self.stdout.write(f"memory-panel: panel data in {settings.PANEL_DATA_DIR}")
         if not accounts_exist():
@@ -97,8 +103,4 @@ class Command(BaseCommand):
             )
         self.stdout.write(f"memory-panel: serving on {base_url}/ (Ctrl+C to stop)")
         sys.stdout.flush()
-        try:
-            waitress.serve(application, host=host, port=port, threads=threads, ident="memory-panel",
-                           _quiet=True)
-        except OSError as exc:
-            raise CommandError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        server.run()
