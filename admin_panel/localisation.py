@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import re
+import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -57,8 +58,30 @@ def localise_option(option: ProviderFieldOption, text: FieldText | None) -> Prov
     )
 
 
+# Fields and language tables are the loaders' cached objects, the same while their files are
+# unchanged; a page localises the same fields on every request. Keyed on identity (a field holding
+# a ``when`` dict is unhashable); each entry keeps both objects alive, so an id is never reused
+# while its entry lives.
+_LOCALISED_FIELDS_MAX = 4096
+_localised_fields: dict[tuple[int, int, str], tuple[ProviderField, LanguageTable | None, ProviderField]] = {}
+_localised_fields_lock = threading.Lock()
+
+
 def localise_field(field: ProviderField, table: LanguageTable | None) -> ProviderField:
     """A copy of ``field`` whose visible texts are in the reader's language (key, kind, values kept)."""
+    key = (id(field), id(table), active_language())
+    hit = _localised_fields.get(key)
+    if hit is not None and hit[0] is field and hit[1] is table:
+        return hit[2]
+    localised = _localise_field(field, table)
+    with _localised_fields_lock:
+        if len(_localised_fields) >= _LOCALISED_FIELDS_MAX:
+            _localised_fields.clear()
+        _localised_fields[key] = (field, table, localised)
+    return localised
+
+
+def _localise_field(field: ProviderField, table: LanguageTable | None) -> ProviderField:
     text = table.fields.get(field.key) if table is not None else None
     group = field.group
     if group:
@@ -152,6 +175,19 @@ def localise_missing_secrets(
     return out
 
 
+def not_ready_message(exc: Any) -> str:
+    """``provider_schemas.NotReady`` (activation refused) in the reader's language; in English it
+    reads exactly as the engine's own message."""
+    statuses = {
+        "needs_config": translation.gettext("needs config"),
+        "schema_error": translation.gettext("schema error"),
+    }
+    status = statuses.get(exc.status, str(exc.status).replace("_", " "))
+    return translation.gettext(
+        "Memory provider '%(name)s' is not ready (%(status)s). Configure it in the dashboard first."
+    ) % {"name": exc.name, "status": status}
+
+
 def localise_entry(entry: Any, *, table: LanguageTable | None = None) -> Any:
     """A copy of a ``provider_schemas.discovery.ProviderEntry`` with label and description translated."""
     if table is None:
@@ -210,6 +246,187 @@ def finding_explanation(finding: Any) -> str:
 def finding_category(finding: Any) -> str:
     return translate(finding.category_label)
 
+
+# --- provider_schemas' diagnostics for schema authors (the schema preview) -----------------------
+
+# Every message the declaration checks (provider_schemas.checks), the linter (provider_schemas.lint),
+# the static evaluator (provider_schemas.static_eval) and the loader (provider_schemas.loader) write,
+# plus the most common messages of Python itself that they pass on (a syntax error, a call of
+# ProviderField with a wrong argument). Values are code: keys as repr() writes them, type names,
+# variable names, line numbers; they are inserted unchanged. Order matters where one template is
+# a more general form of another: the specific one comes first.
+SCHEMA_DIAGNOSTIC_TEMPLATES = (
+    # lint advice
+    gettext_noop("field %(key)s: empty label"),
+    gettext_noop("field %(key)s: a secret without env_key cannot be stored by the panel"),
+    gettext_noop(
+        "field %(key)s: the key looks like a credential but the kind is %(kind)s; "
+        "use kind 'secret' so the value is never shown"
+    ),
+    gettext_noop("field %(key)s: %(attr)s expects %(control)s to be %(value)s, a value that field cannot take"),
+    gettext_noop("field %(key)s: %(attr)s expects number field %(control)s to be %(value)s"),
+    gettext_noop("field %(key)s: env var %(variable)s is also the env_key of field %(other)s"),
+    gettext_noop("field %(key)s: env var %(variable)s is also read by field %(other)s"),
+    gettext_noop("field %(key)s: env var %(variable)s is the env_key of field %(other)s"),
+    # declaration checks of one field
+    gettext_noop("field %(key)s: label must be a string"),
+    gettext_noop("field %(key)s: unknown kind %(kind)s (expected one of %(choices)s)"),
+    gettext_noop("field %(key)s: scope must be 'host' or 'root', got %(value)s"),
+    gettext_noop("field %(key)s: field storage must be '' or 'env_file', got %(value)s"),
+    gettext_noop("field %(key)s: default must be a string, got %(type)s"),
+    gettext_noop("field %(key)s: options must be a tuple of ProviderFieldOption"),
+    gettext_noop("field %(key)s: %(attr)s must be a tuple of strings"),
+    gettext_noop("field %(key)s: env_key must be a string or None"),
+    gettext_noop("field %(key)s: a select needs at least one option"),
+    gettext_noop("field %(key)s: duplicate option value %(value)s"),
+    gettext_noop("field %(key)s: default %(value)s is not one of the options"),
+    gettext_noop("field %(key)s: default %(value)s must be '', 'true' or 'false'"),
+    gettext_noop("field %(key)s: default %(value)s is not a finite number"),
+    gettext_noop("field %(key)s: default %(value)s is not a JSON object or array"),
+    gettext_noop("field %(key)s: a field stored in .env needs env_key"),
+    gettext_noop("field %(key)s: env_key %(variable)s is a variable the panel must never write"),
+    gettext_noop("field %(key)s: %(attr)s %(name)s is not a valid variable name"),
+    gettext_noop("field %(key)s: %(attr)s must map field keys to strings"),
+    gettext_noop("field %(key)s: %(attr)s cannot refer to the field itself"),
+    gettext_noop("field %(key)s: required_unless refers to unknown field %(other)s"),
+    gettext_noop("field %(key)s: %(attr)s refers to %(other)s, which is not a field declared earlier"),
+    gettext_noop("field %(key)s: duplicate key"),
+    # declaration checks of the schema
+    gettext_noop("CONFIG_SCHEMA must be a ProviderConfigSchema, got %(type)s"),
+    gettext_noop("name must be a non-empty string"),
+    gettext_noop("name %(name)s does not match the provider directory %(directory)s"),
+    gettext_noop("label must be a string"),
+    gettext_noop("unknown storage %(storage)s (expected one of %(choices)s)"),
+    gettext_noop("json_file storage needs a relative storage_path without '..', got %(path)s"),
+    gettext_noop("config_yaml storage needs a dotted storage_path, got %(path)s"),
+    gettext_noop("storage_fallbacks must be a tuple of strings"),
+    gettext_noop("fields must be a tuple of ProviderField"),
+    gettext_noop("fields[%(index)s] must be a ProviderField, got %(type)s"),
+    gettext_noop("fields[%(index)s]: key must be a non-empty string"),
+    # the static evaluator (pasted text, "check as pure data")
+    gettext_noop(
+        "decorators are not allowed: a schema file may only import from the declaration module, assign names, "
+        "and call ProviderField, ProviderFieldOption and ProviderConfigSchema"
+    ),
+    gettext_noop(
+        "a bare expression has no effect here: a schema file may only import from the declaration module, "
+        "assign names, and call ProviderField, ProviderFieldOption and ProviderConfigSchema"
+    ),
+    gettext_noop(
+        "calling %(callee)s is not allowed: a schema file may only import from the declaration module, "
+        "assign names, and call ProviderField, ProviderFieldOption and ProviderConfigSchema"
+    ),
+    gettext_noop(
+        "%(construct)s are not allowed: a schema file may only import from the declaration module, assign "
+        "names, and call ProviderField, ProviderFieldOption and ProviderConfigSchema"
+    ),
+    gettext_noop("sets are not allowed: use a tuple"),
+    gettext_noop("evaluation took longer than %(seconds)s s"),
+    gettext_noop("an annotation without a value binds nothing"),
+    gettext_noop("only a plain name can be annotated"),
+    gettext_noop("relative imports are not allowed: import the declaration module by name"),
+    gettext_noop("only 'from __future__ import annotations' is allowed"),
+    gettext_noop("'import *' is not allowed: import the names you use"),
+    gettext_noop("the declaration module has no public name %(name)s"),
+    gettext_noop("%(module)s has no public name %(name)s"),
+    gettext_noop("only config_schema may be imported from %(module)s"),
+    gettext_noop(
+        "importing from %(module)s is not allowed: only plugins.memory.config_schema or "
+        "provider_schemas.config_schema"
+    ),
+    gettext_noop(
+        "importing %(module)s is not allowed: only plugins.memory.config_schema or provider_schemas.config_schema"
+    ),
+    gettext_noop("cannot unpack a %(type)s into several names"),
+    gettext_noop("%(names)s names but %(values)s values to unpack"),
+    gettext_noop("only names can be assigned (no attributes, no subscripts)"),
+    gettext_noop("more than %(count)s names"),
+    gettext_noop("dunder names such as %(name)s are not allowed"),
+    gettext_noop("a module cannot be used as a value"),
+    gettext_noop("expression nested more than %(depth)s levels deep"),
+    gettext_noop("annotation nested more than %(depth)s levels deep"),
+    gettext_noop("annotations may only be names, generics or strings"),
+    gettext_noop("string longer than %(count)s characters"),
+    gettext_noop("numbers must be finite"),
+    gettext_noop("bytes literals are not allowed: use a string"),
+    gettext_noop("'...' is not allowed as a value"),
+    gettext_noop("%(type)s literals are not allowed"),
+    gettext_noop("integer too large (at most %(digits)s digits)"),
+    gettext_noop("more than %(count)s items in one container"),
+    gettext_noop("the file builds more than %(count)s container items in total"),
+    gettext_noop("the file builds more than %(count)s characters in total"),
+    gettext_noop(
+        "name %(name)s is not defined: only names imported from the declaration module or assigned earlier in "
+        "the file can be used"
+    ),
+    gettext_noop("%(package)s has no attribute %(name)s a schema may use"),
+    gettext_noop("attribute access is only allowed on the declaration module (such as cs.KIND_TEXT)"),
+    gettext_noop("'**' unpacking is not allowed in a dict"),
+    gettext_noop("a dict key must be a string or a number, not %(type)s"),
+    gettext_noop("the operator %(operator)s is not allowed (only '+' joins strings or tuples)"),
+    gettext_noop("the operator %(operator)s is not allowed"),
+    gettext_noop("unary minus and plus only apply to numbers"),
+    gettext_noop("'+' only joins two strings, two tuples or two lists, not %(left)s and %(right)s"),
+    gettext_noop("'*args' in a call is not allowed: write the arguments out"),
+    gettext_noop("'**kwargs' in a call is not allowed: write the arguments out"),
+    gettext_noop("keyword argument %(name)s repeated"),
+    gettext_noop("schema source must be text, got %(type)s"),
+    gettext_noop("schema source is larger than %(kb)s KB"),
+    gettext_noop("invalid syntax: %(message)s"),
+    gettext_noop("cannot parse: %(message)s"),
+    gettext_noop("source is nested too deeply"),
+    gettext_noop("schema source has more than %(count)s syntax nodes"),
+    gettext_noop("CONFIG_SCHEMA is not defined"),
+    # the rejected constructs the evaluator names (the %(construct)s above)
+    gettext_noop("'%(name)s' nodes"),
+    gettext_noop("function definitions ('def')"),
+    gettext_noop("function definitions ('async def')"),
+    gettext_noop("class definitions"),
+    gettext_noop("lambdas"),
+    gettext_noop("comprehensions"),
+    gettext_noop("generator expressions"),
+    gettext_noop("f-strings"),
+    gettext_noop("assignment expressions (':=')"),
+    gettext_noop("subscripts (x[...])"),
+    gettext_noop("slices"),
+    gettext_noop("conditional expressions"),
+    gettext_noop("'and'/'or' expressions"),
+    gettext_noop("comparisons"),
+    gettext_noop("'*' unpacking"),
+    gettext_noop("'if' statements"),
+    gettext_noop("loops"),
+    gettext_noop("'with' statements"),
+    gettext_noop("'try' statements"),
+    gettext_noop("augmented assignments ('+=')"),
+    gettext_noop("'match' statements"),
+    # the loader
+    gettext_noop("the file is larger than %(kb)s KB; a schema never needs that much"),
+    gettext_noop("loading took longer than %(seconds)s seconds (an endless loop?)"),
+    # str() of a SyntaxError the loader reports: Python's message, then where
+    gettext_noop("%(message)s (%(file)s, line %(line)s)"),
+    # Python's own messages, passed on by the loader and the evaluator
+    gettext_noop("invalid syntax"),
+    gettext_noop("invalid syntax. Perhaps you forgot a comma?"),
+    gettext_noop("%(bracket)s was never closed"),
+    gettext_noop("unmatched %(bracket)s"),
+    gettext_noop("closing parenthesis %(closing)s does not match opening parenthesis %(opening)s"),
+    gettext_noop("unterminated string literal (detected at line %(line)s)"),
+    gettext_noop("unterminated triple-quoted string literal (detected at line %(line)s)"),
+    gettext_noop("unexpected indent"),
+    gettext_noop("unindent does not match any outer indentation level"),
+    gettext_noop("expected ':'"),
+    gettext_noop("source code string cannot contain null bytes"),
+    gettext_noop("%(callable)s got an unexpected keyword argument %(name)s"),
+    gettext_noop("%(callable)s got multiple values for argument %(name)s"),
+    gettext_noop("%(callable)s missing %(count)s required positional argument: %(names)s"),
+    gettext_noop("%(callable)s missing %(count)s required positional arguments: %(names)s"),
+    gettext_noop("%(callable)s takes from %(min)s to %(max)s positional arguments but %(count)s were given"),
+    gettext_noop("name %(name)s is not defined"),
+    gettext_noop("No module named %(module)s"),
+    gettext_noop("cannot import name %(name)s from %(module)s (%(path)s)"),
+    gettext_noop("No such file or directory"),
+    gettext_noop("Permission denied"),
+)
 
 # --- messages written by the engines --------------------------------------------------------------
 
@@ -352,6 +569,14 @@ MESSAGE_TEMPLATES = (
     gettext_noop("Invalid control character at"),
     gettext_noop("Invalid \\escape"),
     gettext_noop("Invalid \\uXXXX escape"),
+    # memory_core.config: why config.yaml's memory settings could not be read (the memory page)
+    gettext_noop("config.yaml is not valid YAML (line %(line)s)"),
+    gettext_noop("config.yaml is not valid YAML"),
+    gettext_noop("config.yaml is larger than %(size)s KB and was not read"),
+    gettext_noop("config.yaml could not be read: %(error)s"),
+    gettext_noop("config.yaml is nested too deeply to read"),
+    gettext_noop("config.yaml has a number too long to read"),
+    *SCHEMA_DIAGNOSTIC_TEMPLATES,
 )
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
@@ -377,6 +602,13 @@ def _compiled_templates() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((t, _template_pattern(t)) for t in MESSAGE_TEMPLATES if "%(" in t)
 
 
+# Placeholders whose value is itself an engine (or Python) message, localised in turn: the reason
+# inside "invalid syntax: %(message)s", the construct named by the static evaluator.
+_NESTED_PLACEHOLDERS = frozenset({"message", "construct"})
+# "SyntaxError: invalid syntax": a Python exception type name (kept as it is) before a message.
+_TYPED_MESSAGE = re.compile(r"([A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt|Warning)): (.+)", re.S)
+
+
 def localise_message(text: str | None) -> str:
     """An engine's English message in the reader's language (unchanged when none fits)."""
     if not text:
@@ -385,8 +617,15 @@ def localise_message(text: str | None) -> str:
     translated = translation.gettext(text)
     if translated != text:
         return translated
+    # Before the templates: one starting with a placeholder would take the type name into its value.
+    typed = _TYPED_MESSAGE.fullmatch(text)
+    if typed is not None:
+        return f"{typed.group(1)}: {localise_message(typed.group(2))}"
     for template, pattern in _compiled_templates():
         match = pattern.fullmatch(text)
         if match is not None:
-            return translation.gettext(template) % match.groupdict()
+            values = match.groupdict()
+            for name in _NESTED_PLACEHOLDERS & values.keys():
+                values[name] = localise_message(values[name])
+            return translation.gettext(template) % values
     return text

@@ -6,6 +6,7 @@ import hashlib
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 def token_digest(token: str) -> str:
@@ -74,17 +75,20 @@ class AuditEntry(models.Model):
     """
 
     class Kind(models.TextChoices):
-        PROVIDER_SETTINGS = "provider_settings", "Provider settings"
-        ACTIVATION = "activation", "Activation"
-        MEMORY_SETTINGS = "memory_settings", "Memory settings"
-        MEMORY_ENTRY = "memory_entry", "Memory entry"
-        APPROVAL = "approval", "Pending write"
-        REVERT = "revert", "Revert"
+        PROVIDER_SETTINGS = "provider_settings", _("Provider settings")
+        ACTIVATION = "activation", _("Activation")
+        MEMORY_SETTINGS = "memory_settings", _("Memory settings")
+        MEMORY_ENTRY = "memory_entry", _("Memory entry")
+        APPROVAL = "approval", _("Pending write")
+        REVERT = "revert", _("Revert")
+        SECRET_STORE = "secret_store", _("Secret store")
+        API_TOKEN = "api_token", _("API token")
+        ACCOUNT = "account", _("Account")
 
     class Channel(models.TextChoices):
-        PANEL = "panel", "Panel"
-        API = "api", "API"
-        COMMAND = "command", "Command"
+        PANEL = "panel", _("Panel")
+        API = "api", _("API")
+        COMMAND = "command", _("Command")
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     user = models.ForeignKey(

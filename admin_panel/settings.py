@@ -53,13 +53,14 @@ ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"] + [
 ]
 
 INSTALLED_APPS = [
+    # First, so its createsuperuser and changepassword (audited) override django.contrib.auth's.
+    "admin_panel",
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
-    "admin_panel",
 ]
 
 MIDDLEWARE = [

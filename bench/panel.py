@@ -4,10 +4,15 @@ Runs the real Django stack in-process (every middleware, session auth, templates
 temporary HERMES_HOME holding the 8 bundled providers plus 40 generated user plugins, and prints
 median and p95 per route over warm requests:
 
-    /work/venv/bin/python bench/panel.py [--requests 200] [--plugins 40]
+    /work/venv/bin/python bench/panel.py [--requests 200] [--plugins 40] [--hermes-python PY]
 
 Goals (issue 5): the API at least as fast as hermes-agent 0.19.0's own server on the same machine
 (about 2.5 ms GET and 5 ms PUT median there), a provider page under 10 ms.
+
+``--hermes-python /tmp/hermes-0190/bin/python`` (an interpreter where hermes-agent 0.19.0 is
+installed; never a dependency of this project) also runs the same API requests against 0.19.0's
+own dashboard app, in that interpreter, on an identical home, so both sets of figures come from
+the same machine at the same moment.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -100,10 +106,61 @@ def _ok(response):
     return _Ok(response) if response.status_code == 404 else response
 
 
+# Runs inside the hermes-agent interpreter: its FastAPI dashboard app, in-process, same requests.
+HERMES_SIDE = r"""
+import os, statistics, sys, time
+from hermes_cli import web_server
+from starlette.testclient import TestClient
+
+requests = int(sys.argv[1])
+client = TestClient(web_server.app, base_url="http://127.0.0.1")
+headers = {"X-Hermes-Session-Token": os.environ["HERMES_DASHBOARD_SESSION_TOKEN"]}
+config = "/api/memory/providers/hindsight/config?surface=declared"
+
+
+def measure(label, call, count):
+    for i in range(10):
+        call(-1 - i)
+    wall, cpu = [], []
+    for i in range(count):
+        started, started_cpu = time.perf_counter(), time.process_time()
+        response = call(i)
+        cpu.append((time.process_time() - started_cpu) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
+        assert response.status_code == 200, response.text[:300]
+    wall.sort(); cpu.sort()
+    p95 = lambda v: v[min(len(v) - 1, int(len(v) * 0.95))]
+    print(f"{label:44} wall median {statistics.median(wall):7.2f} ms p95 {p95(wall):7.2f} ms | "
+          f"cpu median {statistics.median(cpu):6.2f} ms p95 {p95(cpu):6.2f} ms  (n={count})")
+
+
+measure("0.19.0: GET /api/memory (provider list)", lambda i: client.get("/api/memory", headers=headers), requests)
+measure("0.19.0: GET /api/memory/providers/hindsight/config", lambda i: client.get(config, headers=headers), requests)
+measure("0.19.0: PUT /api/memory/providers/hindsight/config",
+        lambda i: client.put(config, headers=headers,
+                             json={"values": {"timeout": 100 + (i % 50), "bank_id": f"bank-{i % 7}"}}), requests)
+"""
+
+
+def _measure_hermes(python: str, *, plugins: int, requests: int) -> None:
+    root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-hermes-"))
+    home = _prepare(root, plugins)
+    (root / "user").mkdir()
+    env = {**os.environ, "HERMES_HOME": str(home), "HOME": str(root / "user"),
+           "HERMES_DASHBOARD_SESSION_TOKEN": "bench-session-token", "PYTHONPATH": ""}
+    result = subprocess.run([python, "-c", HERMES_SIDE, str(requests)], env=env, cwd=root,
+                            capture_output=True, text=True, timeout=1800)
+    if result.returncode != 0:
+        print(f"hermes-agent 0.19.0 could not be measured with {python}:\n{result.stderr[-2000:]}")
+        return
+    print(result.stdout, end="")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--plugins", type=int, default=40)
+    parser.add_argument("--hermes-python", help="an interpreter with hermes-agent 0.19.0 installed")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-"))
@@ -149,7 +206,10 @@ def main() -> None:
     _measure("GET /api/memory (provider list)", lambda i: client.get("/api/memory"), args.requests)
     _measure("GET /api/memory/providers/hindsight/config", lambda i: client.get(config), args.requests)
     _measure("PUT /api/memory/providers/hindsight/config", put, args.requests)
-    print("reference: hermes-agent 0.19.0 own server, same machine class: ~2.5 ms GET, ~5 ms PUT (median)")
+    if args.hermes_python:
+        _measure_hermes(args.hermes_python, plugins=args.plugins, requests=args.requests)
+    else:
+        print("(add --hermes-python PY to measure hermes-agent 0.19.0's own server here too)")
 
 
 if __name__ == "__main__":

@@ -9,9 +9,13 @@ wins; a user directory it hides is reported as shadowed. Nothing here imports pl
 from __future__ import annotations
 
 import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import yaml
 
@@ -118,10 +122,69 @@ def _read_text(path: Path, limit: int | None = None) -> str | None:
         return None
 
 
+def home_display_path(path: Path, *, home: Path) -> str:
+    """``display_path(path, home=home)``, answered without touching the disk when ``path`` lies
+    lexically inside ``home`` (that is the first case display_path tries, so the text is the same;
+    it resolves symlinks only for the other cases)."""
+    try:
+        text = Path(path).relative_to(Path(home)).as_posix()
+    except ValueError:
+        return display_path(path, home=home)
+    return text
+
+
+# The small files every discovery reads (each plugin's ``__init__.py`` for the marker test, its
+# ``plugin.yaml``, a bundled ``provider.json``) are worked out once per version of the file: the
+# result is kept with the stat signature it was read under. An edited or replaced file has another
+# signature (an atomic replace: another inode; an edit in place: another mtime/ctime, and usually
+# size), so the next discovery reads it again.
+_FILE_CACHE_SIZE = 8192  # entries (one per file and kind), least recently used dropped first
+_file_cache_lock = threading.Lock()
+_file_cache: OrderedDict[tuple[str, str], tuple[tuple[int, ...], Any]] = OrderedDict()
+_T = TypeVar("_T")
+
+
+def file_signature(st: os.stat_result) -> tuple[int, ...]:
+    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+
+
+def clear_read_caches() -> None:
+    """Forget every reused read: the next discovery reads each file again."""
+    with _file_cache_lock:
+        _file_cache.clear()
+
+
+def per_file_version(kind: str, path: Path, compute: Callable[[Path], _T]) -> _T:
+    """``compute(path)``, reused while ``path`` keeps the stat signature it had when computed.
+    ``kind`` names what is computed (one file can serve several kinds). The value is shared by
+    every caller: it must not be changed."""
+    try:
+        signature = file_signature(os.stat(path))
+    except OSError:
+        return compute(path)  # absent or unreadable: cheap, and nothing to key on
+    key = (kind, str(path))
+    with _file_cache_lock:
+        hit = _file_cache.get(key)
+        if hit is not None and hit[0] == signature:
+            _file_cache.move_to_end(key)
+            return hit[1]
+    value = compute(path)
+    with _file_cache_lock:
+        _file_cache[key] = (signature, value)
+        _file_cache.move_to_end(key)
+        while len(_file_cache) > _FILE_CACHE_SIZE:
+            _file_cache.popitem(last=False)
+    return value
+
+
+def _has_marker(init_file: Path) -> bool:
+    text = _read_text(init_file, MARKER_WINDOW)
+    return text is not None and any(marker in text for marker in MARKERS)
+
+
 def passes_marker_test(directory: Path) -> bool:
     """hermes-agent's test: ``__init__.py`` names the provider API in its first 8192 characters."""
-    text = _read_text(directory / "__init__.py", MARKER_WINDOW)
-    return text is not None and any(marker in text for marker in MARKERS)
+    return per_file_version("marker", directory / "__init__.py", _has_marker)
 
 
 def _string_list(value: object) -> list[Any]:
@@ -142,8 +205,27 @@ def _setup_from(data: dict[str, Any], *, required_env_key: str) -> dict[str, Any
     return setup
 
 
+def _copy_setup(setup: dict[str, Any]) -> dict[str, Any]:
+    """A copy a caller may change without changing the cached one."""
+    out = dict(setup)
+    out["pip_dependencies"] = list(setup["pip_dependencies"])
+    out["external_dependencies"] = [dict(d) for d in setup["external_dependencies"]]
+    out["required_env"] = list(setup["required_env"])
+    return out
+
+
 def _bundled_metadata(directory: Path) -> tuple[str, dict[str, Any]]:
-    text = _read_text(directory / "provider.json")
+    description, setup = per_file_version("provider.json", directory / "provider.json", _read_bundled_metadata)
+    return description, _copy_setup(setup)
+
+
+def _user_metadata(directory: Path) -> tuple[str, dict[str, Any]]:
+    description, setup = per_file_version("plugin.yaml", directory / "plugin.yaml", _read_user_metadata)
+    return description, _copy_setup(setup)
+
+
+def _read_bundled_metadata(path: Path) -> tuple[str, dict[str, Any]]:
+    text = _read_text(path)
     try:
         data = json.loads(text) if text else {}
     except ValueError:
@@ -155,8 +237,8 @@ def _bundled_metadata(directory: Path) -> tuple[str, dict[str, Any]]:
     return description, _setup_from(setup_raw, required_env_key="required_env")
 
 
-def _user_metadata(directory: Path) -> tuple[str, dict[str, Any]]:
-    text = _read_text(directory / "plugin.yaml")
+def _read_user_metadata(path: Path) -> tuple[str, dict[str, Any]]:
+    text = _read_text(path)
     try:
         data = yaml.safe_load(text) if text else {}
     except yaml.YAMLError:
@@ -203,7 +285,7 @@ def _user_entry(home: Path, directory: Path) -> ProviderEntry:
     schema_file = directory / SCHEMA_FILE
     if not schema_file.is_file():
         return ProviderEntry(name, name, description, "user", directory, None, setup=setup, path=rel)
-    schema, error = _load(schema_file, name=name, display=display_path(schema_file, home=home))
+    schema, error = _load(schema_file, name=name, display=home_display_path(schema_file, home=home))
     label = schema.label if schema is not None and schema.label else name
     return ProviderEntry(name, label, description, "user", directory, schema_file, schema, error, setup, rel)
 

@@ -22,9 +22,10 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
+from provider_schemas.discovery import home_display_path, per_file_version
 from provider_schemas.envfile import EnvDoc, read_env
 from provider_schemas.errors import SecretStoreUnavailable
-from provider_schemas.homes import display_path, expand_location
+from provider_schemas.homes import expand_location
 from provider_schemas.secret_stores import KEYRING, SECRET_STORES
 from provider_schemas.secret_stores.keyring_store import KeyringStore
 from provider_schemas.storage import honcho as honcho_storage
@@ -126,13 +127,23 @@ class Model:
     # --- construction --------------------------------------------------------------------------
 
     @classmethod
-    def load(cls, *, home: Path, schema: ProviderConfigSchema, secret_store: str, keyring_strict: bool = True) -> Model:
+    def load(
+        cls,
+        *,
+        home: Path,
+        schema: ProviderConfigSchema,
+        secret_store: str,
+        keyring_strict: bool = True,
+        reuse_env: bool = False,
+    ) -> Model:
         """Read everything. With ``keyring_strict=False`` (display only) an unavailable keyring is
-        recorded in ``keyring_error`` instead of raising ``SecretStoreUnavailable``."""
+        recorded in ``keyring_error`` instead of raising ``SecretStoreUnavailable``. With
+        ``reuse_env`` (display only) ``.env`` is parsed once per version of the file and shared
+        by every read (a save always reads it afresh)."""
         if secret_store not in SECRET_STORES:
             raise ValueError(f"unknown secret store {secret_store!r}")
         home = Path(home)
-        env = read_env(home / ".env")
+        env = per_file_version("env", home / ".env", read_env) if reuse_env else read_env(home / ".env")
         keyring = KeyringStore(home) if secret_store == KEYRING else None
         names = secret_variables(schema)
         keyring_values: dict[str, str] = {}
@@ -162,7 +173,7 @@ class Model:
         schema = self.schema
         rel = f"{schema.name}/config.json" if schema.storage == STORAGE_FLAT_JSON else schema.storage_path
         self.primary_path = self.home / rel
-        self.primary_label = display_path(self.primary_path, home=self.home)
+        self.primary_label = home_display_path(self.primary_path, home=self.home)
         doc = read_json_doc(self.primary_path, label=self.primary_label)
         self._take_primary(doc)
         if not doc.exists:

@@ -88,15 +88,27 @@ def _possible_values(f: ProviderField) -> set[str] | None:
     return None
 
 
+def _well_typed(f: object) -> bool:
+    """A field whose attributes have the declared types; the declaration checks report the others,
+    and the advice below would only trip over them."""
+    return (
+        isinstance(f, ProviderField)
+        and isinstance(f.key, str)
+        and isinstance(f.kind, str)
+        and isinstance(f.label, str)
+        and (f.env_key is None or isinstance(f.env_key, str))
+        and all(isinstance(names, (tuple, list)) for names in (f.env_fallbacks, f.env_overrides, f.seed_env))
+    )
+
+
 def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
     out: list[LintFinding] = []
-    by_key = {f.key: f for f in schema.fields if isinstance(f, ProviderField)}
+    fields = [f for f in schema.fields if _well_typed(f)] if isinstance(schema.fields, (tuple, list)) else []
+    by_key = {f.key: f for f in fields}
     writers: dict[str, str] = {}
     readers: dict[str, str] = {}
-    for f in schema.fields:
-        if not isinstance(f, ProviderField):
-            continue
-        if isinstance(f.label, str) and not f.label.strip():
+    for f in fields:
+        if not f.label.strip():
             out.append(LintFinding("warning", f.key, f"field {f.key!r}: empty label"))
         if f.is_secret and not f.env_key:
             out.append(

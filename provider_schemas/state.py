@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,7 +18,7 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
-from provider_schemas.discovery import ProviderEntry, get_provider
+from provider_schemas.discovery import ProviderEntry, get_provider, per_file_version
 from provider_schemas.engine import (
     SOURCE_ALIAS,
     SOURCE_DEFAULT,
@@ -188,8 +189,13 @@ class ProviderState:
 
 
 def active_provider(*, home: Path) -> str:
-    """``memory.provider`` of ``config.yaml``, normalised (``""``: built-in only or unreadable)."""
-    doc = read_yaml_doc(Path(home) / "config.yaml")
+    """``memory.provider`` of ``config.yaml``, normalised (``""``: built-in only or unreadable).
+    Parsed once per version of the file (every page and API call asks)."""
+    return per_file_version("active_provider", Path(home) / "config.yaml", _read_active_provider)
+
+
+def _read_active_provider(path: Path) -> str:
+    doc = read_yaml_doc(path)
     memory = doc.data.get("memory") if doc.error is None else None
     if not isinstance(memory, Mapping):
         return ""
@@ -213,9 +219,15 @@ def _digest(obj: Any) -> str:
     return hashlib.blake2b(repr(obj).encode("utf-8"), digest_size=6).hexdigest()
 
 
+@functools.lru_cache(maxsize=4096)
+def _quoted_key(key: str) -> str:
+    # Field keys repeat on every read of a provider; quoting them is a pure function.
+    return quote(key, safe="")
+
+
 def make_fingerprint(parts: Mapping[str, Any]) -> str:
     """A token of per-item digests (``v1;key=digest;...``) so a later check can say what changed."""
-    return "v1;" + ";".join(f"{quote(k, safe='')}={_digest(v)}" for k, v in parts.items())
+    return "v1;" + ";".join(f"{_quoted_key(k)}={_digest(v)}" for k, v in parts.items())
 
 
 def fingerprint_changes(expected: str, current: str, labels: Mapping[str, str]) -> list[str]:
@@ -289,6 +301,7 @@ def field_states(model: Model, *, set_at: Mapping[str, str] | None = None) -> li
     set_at = set_at or {}
     effective: dict[str, str] = {}
     resolutions: dict[str, Any] = {}
+    shown_options: dict[str, tuple[list[dict[str, Any]], str]] = {}
     for f in schema.fields:
         if f.is_secret:
             resolutions[f.key] = model.secret(f)
@@ -296,8 +309,8 @@ def field_states(model: Model, *, set_at: Mapping[str, str] | None = None) -> li
         else:
             res = model.resolve(f)
             resolutions[f.key] = res
-            _opts, shown = _options(f, to_edit_string(f, res.value), res)
-            effective[f.key] = shown
+            shown_options[f.key] = _options(f, to_edit_string(f, res.value), res)
+            effective[f.key] = shown_options[f.key][1]
     states: list[FieldState] = []
     for f in schema.fields:
         visible = when_matches(f.when, effective)
@@ -325,7 +338,7 @@ def field_states(model: Model, *, set_at: Mapping[str, str] | None = None) -> li
             state.warnings.extend(_secret_warnings(model, f, sec))
         else:
             res = resolutions[f.key]
-            options, shown = _options(f, to_edit_string(f, res.value), res)
+            options, shown = shown_options[f.key]
             # is_set is storage presence, whichever source wins (an env override does not unset it).
             is_set = res.is_set or (res.source == SOURCE_ENV_OVERRIDE and model.resolve_stored(f).is_set)
             state = FieldState(
@@ -563,5 +576,6 @@ def load_model(*, home: Path, schema: ProviderConfigSchema, secret_store: str) -
 
         path, _shared = honcho_storage.choose_file(home)
         with honcho_storage.file_lock(path, create=False):
-            return Model.load(home=home, schema=schema, secret_store=secret_store, keyring_strict=False)
-    return Model.load(home=home, schema=schema, secret_store=secret_store, keyring_strict=False)
+            return Model.load(home=home, schema=schema, secret_store=secret_store, keyring_strict=False,
+                              reuse_env=True)
+    return Model.load(home=home, schema=schema, secret_store=secret_store, keyring_strict=False, reuse_env=True)

@@ -30,6 +30,7 @@ import ast
 import math
 import os
 import time
+import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -545,7 +546,10 @@ def evaluate_schema_source(
     source = text.removeprefix("\ufeff")  # an editor's BOM is not a reason to refuse
     started = time.monotonic()
     try:
-        tree = ast.parse(source, filename=filename, mode="exec", type_comments=False)
+        # Pasted text is the author's, not ours: its invalid escapes must not warn into our logs.
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            tree = ast.parse(source, filename=filename, mode="exec", type_comments=False)
     except SyntaxError as exc:
         raise StaticEvalError(f"invalid syntax: {exc.msg}", exc.lineno, exc.offset) from None
     except (ValueError, RecursionError, MemoryError) as exc:

@@ -6,18 +6,30 @@
 4. on any failure the replaced files are restored from their old bytes (or removed when they did
    not exist), keyring entries are put back, leftover temporaries and created directories are
    removed, and ``SaveFailed`` is raised.
+
+A process killed in step 3 cannot roll back; a save touching several files (or files and keyring
+entries) is therefore made crash-atomic by rolling *forward*: an intent journal is written before the
+first rename and removed after the last operation (``provider_schemas.journal``), and the next holder
+of the home lock completes it. Temps are named ``.<target>.memory-panel.<random>.tmp``; our stale ones
+in each target's folder are removed before writing (callers hold the home lock, so none is in flight).
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from provider_schemas import journal
 from provider_schemas.errors import ConflictError, SaveFailed, SecretStoreUnavailable
+from provider_schemas.journal import fsync_dir as _fsync_dir
+from provider_schemas.journal import write_temp as _write_temp
+from provider_schemas.locks import held_home
 from provider_schemas.secret_stores.keyring_store import KeyringStore
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -45,30 +57,6 @@ def _current_bytes(path: Path) -> bytes | None:
         return None
 
 
-def _write_temp(target: Path, data: bytes, mode: int) -> Path:
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            os.fchmod(handle.fileno(), mode)
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    return Path(tmp)
-
-
-def _fsync_dir(path: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
 def _make_parents(target: Path, created: list[Path]) -> None:
     missing: list[Path] = []
     parent = target.parent
@@ -80,20 +68,46 @@ def _make_parents(target: Path, created: list[Path]) -> None:
         created.append(directory)
 
 
-def commit(writes: list[FileWrite], keyring_ops: list[KeyringOp], keyring: KeyringStore | None) -> None:
+def commit(
+    writes: list[FileWrite],
+    keyring_ops: list[KeyringOp],
+    keyring: KeyringStore | None,
+    *,
+    home: Path | None = None,
+) -> None:
     """Apply everything or nothing. Raises ``ConflictError`` (a file changed since it was read;
-    nothing written), ``SecretStoreUnavailable`` (keyring failed; rolled back) or ``SaveFailed``."""
+    nothing written), ``SecretStoreUnavailable`` (keyring failed; rolled back) or ``SaveFailed``.
+
+    Call it under ``home_lock(home)``; ``home`` defaults to the home whose lock this thread holds
+    and is where the intent journal of a multi-file commit goes."""
     for w in writes:
         if _current_bytes(w.target) != w.old:
             raise ConflictError([f"{w.label} changed while saving"])
+    journal_home = home if home is not None else held_home()
+    if journal_home is None and len(writes) > 1:
+        logger.warning("A multi-file save ran without the home's lock file: no journal protects it from a crash")
+    needs_journal = journal_home is not None and (len(writes) > 1 or bool(writes and keyring_ops))
+    keep = journal.protected_temps(journal_home) if journal_home is not None else set()
+    for directory in dict.fromkeys(w.target.parent for w in writes):
+        journal.remove_stale_temps(directory, keep=keep)
     created_dirs: list[Path] = []
     temps: dict[Path, Path] = {}
     replaced: list[FileWrite] = []
     keyring_done: list[tuple[str, str | None]] = []
+    journalled = False
     try:
         for w in writes:
             _make_parents(w.target, created_dirs)
             temps[w.target] = _write_temp(w.target, w.new, w.mode)
+        if needs_journal:
+            assert journal_home is not None
+            entries = [
+                journal.JournalEntry(temps[w.target], w.target, journal.sha256(w.new) or "", journal.sha256(w.old))
+                for w in writes
+            ]
+            # write_journal leaves nothing behind when it fails (and never replaces a live journal).
+            journal.write_journal(journal_home, entries, [op.name for op in keyring_ops])
+            journalled = True
         for w in writes:
             os.replace(temps[w.target], w.target)
             del temps[w.target]
@@ -108,7 +122,15 @@ def commit(writes: list[FileWrite], keyring_ops: list[KeyringOp], keyring: Keyri
                 else:
                     keyring.set(op.name, op.value)
                 keyring_done.append((op.name, previous))
+        if journalled:
+            assert journal_home is not None
+            journal.remove_journal(journal_home)
     except BaseException as exc:
+        if journalled:
+            # Drop the intent before undoing it, so nobody rolls this save forward again.
+            assert journal_home is not None
+            with contextlib.suppress(OSError):
+                journal.remove_journal(journal_home)
         problems = _rollback(replaced, keyring_done, keyring, temps, created_dirs)
         if isinstance(exc, SecretStoreUnavailable) and not problems:
             raise

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from provider_schemas.locks import recover
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
@@ -48,6 +50,17 @@ def fresh_schema_cache() -> Iterator[None]:
     clear_schema_cache()
 
 
+@pytest.fixture(autouse=True)
+def default_language() -> Iterator[None]:
+    """A request leaves its language active in the thread that served it (the test client runs in
+    the test's thread): each test starts in the default language."""
+    from django.utils import translation
+
+    translation.deactivate()
+    yield
+    translation.deactivate()
+
+
 @pytest.fixture
 def dict_keyring() -> Iterator[object]:
     """An in-memory keyring installed as the process's keyring for this test."""
@@ -69,6 +82,7 @@ def home(tmp_path: Path, settings, user_home: Path) -> Path:
     """An empty HERMES_HOME that the panel (views, commands) works on for this test."""
     path = tmp_path / "hermes"
     path.mkdir()
+    recover(home=path)  # as ``serve`` does at start-up: the save lock exists from then on
     settings.HERMES_HOME = path
     return path
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import quote
 
+from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -144,8 +145,20 @@ def prospective_visibility(state: Any, sub: Submission | None) -> dict[str, bool
 
 
 def ui_texts() -> dict[str, str]:
-    """Every word of the field row, translated once per page rather than once per row (gettext
-    through Django's per-thread machinery costs more than the rest of a row's preparation)."""
+    """Every word of the field row in the active language, translated once per language and
+    process (the catalogs are loaded once per process; gettext through Django's per-thread
+    machinery costs more than the rest of a row's preparation). The dict is shared: read only."""
+    language = translation.get_language() or ""
+    texts = _ui_texts_by_language.get(language)
+    if texts is None:
+        texts = _ui_texts_by_language[language] = _translate_ui_texts()
+    return texts
+
+
+_ui_texts_by_language: dict[str, dict[str, str]] = {}
+
+
+def _translate_ui_texts() -> dict[str, str]:
     return {
         "required": _("required"),
         "set": _("Set"),
@@ -338,8 +351,15 @@ class FieldRow:
         """Everything the partial reads, as a hashable value (the rendering cache key)."""
         # Every attribute is plain data (str, bool, int, lists/tuples of them), so its repr is an
         # exact and cheap key. ``ui`` depends only on the active language, which the cache key
-        # holds separately.
-        return (oob, repr([v for k, v in self.__dict__.items() if k not in ("state", "ui")]))
+        # holds separately. Rows are not changed once built, so the text is worked out once.
+        text = self.__dict__.get("_key_text")
+        if text is None:
+            text = repr([v for k, v in self.__dict__.items() if k not in _NOT_RENDERED])
+            self.__dict__["_key_text"] = text
+        return (oob, text)
+
+
+_NOT_RENDERED = frozenset({"state", "ui", "_key_text"})
 
 
 def when_note(state: Any, by_key: Mapping[str, Any]) -> str:

@@ -7,6 +7,7 @@ and rows for secrets only say what happened (set / replaced / cleared) and where
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -15,25 +16,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from admin_panel.models import AuditEntry
 
 PAGE_SIZE = 50
 
-KIND_LABELS = {
-    AuditEntry.Kind.PROVIDER_SETTINGS: _("Provider settings"),
-    AuditEntry.Kind.ACTIVATION: _("Activation"),
-    AuditEntry.Kind.MEMORY_SETTINGS: _("Memory settings"),
-    AuditEntry.Kind.MEMORY_ENTRY: _("Memory entry"),
-    AuditEntry.Kind.APPROVAL: _("Pending write"),
-    AuditEntry.Kind.REVERT: _("Revert"),
-}
-CHANNEL_LABELS = {
-    AuditEntry.Channel.PANEL: _("Panel"),
-    AuditEntry.Channel.API: _("API"),
-    AuditEntry.Channel.COMMAND: _("Command"),
-}
+# The models' choice labels are lazy translations: one source for the filters and the rows.
+KIND_LABELS = dict(AuditEntry.Kind.choices)
+CHANNEL_LABELS = dict(AuditEntry.Channel.choices)
 SECRET_WORDS = {"set": _("set"), "replaced": _("replaced"), "cleared": _("cleared")}
 STORE_LABELS = {"env_file": _(".env file"), ".env": _(".env file"), "keyring": _("OS keyring")}
 # Kinds whose entries carry per-key provider-setting changes a revert can undo.
@@ -110,6 +102,175 @@ def channel_label(channel: str) -> Any:
     return CHANNEL_LABELS.get(channel, channel)
 
 
+# --- the summary, in the reader's language ----------------------------------------------------------
+
+FILE_NAMES = {"memory": "MEMORY.md", "user": "USER.md"}
+
+
+class _Unreadable(Exception):
+    """The details do not have the shape this kind is worded from."""
+
+
+def _str(details: Mapping[str, Any], key: str, *, allow_empty: bool = False) -> str:
+    value = details.get(key)
+    if not isinstance(value, str) or (not value and not allow_empty):
+        raise _Unreadable(key)
+    return value
+
+
+def _keys(details: Mapping[str, Any]) -> str:
+    changes = details.get("changes")
+    if not isinstance(changes, list) or not all(isinstance(c, dict) and "key" in c for c in changes):
+        raise _Unreadable("changes")
+    return ", ".join(str(c["key"]) for c in changes)
+
+
+def _file(details: Mapping[str, Any]) -> str:
+    target = details.get("target")
+    if target not in FILE_NAMES:
+        raise _Unreadable("target")
+    return FILE_NAMES[target]
+
+
+def _count(details: Mapping[str, Any]) -> int:
+    content = details.get("content")
+    if isinstance(content, list):
+        return len(content)
+    if isinstance(content, str):
+        return 1
+    raise _Unreadable("content")
+
+
+def _restore_reason(details: Mapping[str, Any]) -> str:
+    """``undo`` (the undo of a delete) or ``backup <file name>`` (added back from that backup)."""
+    reason = details.get("reason")
+    if reason == "undo":
+        return gettext("undo")
+    if isinstance(reason, str) and reason.startswith("backup ") and reason[7:]:
+        return gettext("from the backup %(name)s") % {"name": reason[7:]}
+    raise _Unreadable("reason")
+
+
+def _store(name: str) -> str:
+    return str(STORE_LABELS.get(name, name))
+
+
+def _provider_settings(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    keys = _keys(details)
+    if not entry.provider:
+        raise _Unreadable("provider")
+    if keys:
+        return gettext("Saved %(provider)s settings: %(keys)s") % {"provider": entry.provider, "keys": keys}
+    return gettext("Saved %(provider)s settings") % {"provider": entry.provider}
+
+
+def _activation(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    old, new = _str(details, "old", allow_empty=True), _str(details, "new", allow_empty=True)
+    if new and old:
+        return gettext("Activated %(new)s (replacing %(old)s)") % {"new": new, "old": old}
+    if new:
+        return gettext("Activated %(new)s") % {"new": new}
+    if old:
+        return gettext("Deactivated %(old)s; built-in memory only") % {"old": old}
+    raise _Unreadable("new")
+
+
+def _memory_settings(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    return gettext("Memory settings: %(keys)s") % {"keys": _keys(details)}
+
+
+def _memory_entry(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    action, file_name = details.get("action"), _file(details)
+    if action == "add":
+        return gettext("Added an entry to %(file)s") % {"file": file_name}
+    if action == "edit":
+        return gettext("Edited an entry of %(file)s") % {"file": file_name}
+    count = _count(details)
+    if action == "delete":
+        return ngettext("Deleted %(count)d entry from %(file)s", "Deleted %(count)d entries from %(file)s",
+                        count) % {"count": count, "file": file_name}
+    if action == "restore":
+        return ngettext("Restored %(count)d entry to %(file)s (%(reason)s)",
+                        "Restored %(count)d entries to %(file)s (%(reason)s)",
+                        count) % {"count": count, "file": file_name, "reason": _restore_reason(details)}
+    raise _Unreadable("action")
+
+
+def _approval(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    pending_id = _str(details, "pending_id")
+    action = details.get("action")
+    if action == "approve" and details.get("result") == "applied":
+        return gettext("Approved pending memory write %(id)s") % {"id": pending_id}
+    if action == "approve":
+        return gettext("Approval failed for pending memory write %(id)s") % {"id": pending_id}
+    if action == "reject":
+        return gettext("Rejected pending memory write %(id)s") % {"id": pending_id}
+    raise _Unreadable("action")
+
+
+def _revert(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    pk = details.get("reverted_entry")
+    if not isinstance(pk, int) or not entry.provider:
+        raise _Unreadable("reverted_entry")
+    return gettext("Reverted change #%(pk)s of %(provider)s: %(keys)s") % {
+        "pk": pk, "provider": entry.provider, "keys": _keys(details)}
+
+
+def _secret_store(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    old, new = _str(details, "old"), _str(details, "new")
+    return gettext("New secrets go to: %(new)s (before: %(old)s)") % {"new": _store(new), "old": _store(old)}
+
+
+def _api_token(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    token_id, name = details.get("token_id"), _str(details, "name", allow_empty=True)
+    if not isinstance(token_id, int):
+        raise _Unreadable("token_id")
+    if details.get("action") == "create":
+        return gettext("Created API token #%(id)s (%(name)s) for %(user)s") % {
+            "id": token_id, "name": name, "user": _str(details, "for_user")}
+    if details.get("action") == "revoke":
+        return gettext("Revoked API token #%(id)s (%(name)s)") % {"id": token_id, "name": name}
+    raise _Unreadable("action")
+
+
+def _account(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    name = {"name": _str(details, "account")}
+    by_command = details.get("via") == "command"
+    if details.get("action") == "create":
+        if by_command:
+            return gettext("Created the account %(name)s with a management command") % name
+        return gettext("Created the first account, %(name)s, with the sign-in link") % name
+    if details.get("action") == "password" and by_command:
+        return gettext("Changed the password of %(name)s with a management command") % name
+    raise _Unreadable("action")
+
+
+DESCRIBERS = {
+    AuditEntry.Kind.PROVIDER_SETTINGS: _provider_settings,
+    AuditEntry.Kind.ACTIVATION: _activation,
+    AuditEntry.Kind.MEMORY_SETTINGS: _memory_settings,
+    AuditEntry.Kind.MEMORY_ENTRY: _memory_entry,
+    AuditEntry.Kind.APPROVAL: _approval,
+    AuditEntry.Kind.REVERT: _revert,
+    AuditEntry.Kind.SECRET_STORE: _secret_store,
+    AuditEntry.Kind.API_TOKEN: _api_token,
+    AuditEntry.Kind.ACCOUNT: _account,
+}
+
+
+def describe(entry: AuditEntry) -> str:
+    """What the entry did, worded in the active language from its kind and details; the stored
+    English ``summary`` when the details are not in a shape this version knows."""
+    describer = DESCRIBERS.get(entry.kind)
+    details = entry.details
+    if describer is None or not isinstance(details, dict):
+        return entry.summary
+    try:
+        return describer(entry, details)
+    except _Unreadable:
+        return entry.summary
+
+
 # --- one entry ------------------------------------------------------------------------------------
 
 
@@ -180,6 +341,19 @@ FACT_LABELS = {
     "written": _("Files written"),
     "secrets_not_reverted": _("Secrets not reverted"),
     "not_restored": _("Legacy keys not restored"),
+    "token_id": _("Token number"),
+    "name": _("Token name"),
+    "for_user": _("Acts as user"),
+    "account": _("Account"),
+    "staff": _("Staff"),
+}
+# Recorded identifiers shown as words of the reader's language (anything else is shown as recorded).
+VALUE_WORDS = {
+    "action": {"add": _("add"), "edit": _("edit"), "delete": _("delete"), "restore": _("restore"),
+               "approve": _("approve"), "reject": _("reject"), "create": _("create"), "revoke": _("revoke")},
+    "target": {"memory": "MEMORY.md", "user": "USER.md"},
+    "result": {"applied": _("applied"), "rejected": _("rejected")},
+    "staff": {True: _("yes"), False: _("no")},
 }
 BLOCK_FACTS = ("content", "old_content", "summary")
 # Shown elsewhere on the detail page (the change table, the activation line, the revert link).
@@ -199,8 +373,20 @@ def detail_facts(entry: AuditEntry) -> list[Fact]:
     facts: list[Fact] = []
     known = [k for k in FACT_LABELS if k in details]
     unknown = sorted(k for k in details if k not in FACT_LABELS and k not in OWN_SECTIONS)
+    if entry.kind == AuditEntry.Kind.SECRET_STORE:
+        # old/new of a store choice are shown here (for an activation they have their own section)
+        for key, label in (("old", _("Before")), ("new", _("After"))):
+            if isinstance(details.get(key), str):
+                facts.append(Fact(label=label, texts=[_store(details[key])]))
     for key in known + unknown:
-        texts = _texts(details[key])
+        value = details[key]
+        words = VALUE_WORDS.get(key, {})
+        if isinstance(value, (str, bool)) and value in words:
+            value = str(words[value])
+        elif key == "reason" and entry.kind == AuditEntry.Kind.MEMORY_ENTRY:
+            with contextlib.suppress(_Unreadable):
+                value = _restore_reason(details)
+        texts = _texts(value)
         if not texts:
             continue
         facts.append(Fact(label=FACT_LABELS.get(key, key), texts=texts, block=key in BLOCK_FACTS))

@@ -80,9 +80,8 @@ def set_at_map(*, home: Path, fresh: bool = False) -> dict[str, str]:
 
 def provider_state(*, home: Path, name: str) -> Any:
     """provider_schemas' resolved state of one provider (raises its lookup errors unchanged)."""
-    return provider_schemas.read_provider(
-        home=home, name=name, secret_store=secret_store_for(home=home), set_at=set_at_map(home=home)
-    )
+    store, set_at = _prefs(home, fresh=False)  # one lookup for both records
+    return provider_schemas.read_provider(home=home, name=name, secret_store=store, set_at=set_at)
 
 
 @dataclass(frozen=True)

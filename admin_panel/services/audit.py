@@ -11,13 +11,28 @@ Conventional shapes of ``details`` per kind:
 - memory_entry: ``{"action": "add" | "edit" | "delete" | "restore", "target": "memory" | "user",
   "content": ..., "old_content": ...}``
 - approval: ``{"action": "approve" | "reject", "pending_id", "summary", "result"}``
+- revert: ``{"reverted_entry": <pk>, "changes": [...], "written": [...], "secrets_not_reverted": [...],
+  "not_restored": [...]}``
+- secret_store: ``{"old": "env_file" | "keyring", "new": "env_file" | "keyring"}``
+- api_token: ``{"action": "create" | "revoke", "token_id": <pk>, "name": "<label>", "for_user": "<username>"}``
+  (never the token, nor its digest)
+- account: ``{"action": "create", "account": "<username>", "staff": true}``
+
+``summary`` is plain English written at record time: it is what exports carry and what the audit
+page falls back to for rows whose ``details`` it cannot read. The page itself words each entry in
+the reader's language from ``kind`` and ``details`` (``admin_panel.selectors.audit.describe``).
+
+Changes made by management commands have no panel user: they record the operating-system account
+that ran the command (:func:`command_username`) in ``username``, with channel ``"command"``.
 """
 
 from __future__ import annotations
 
+import getpass
 from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from admin_panel.models import AuditEntry
@@ -32,15 +47,41 @@ def record(
     summary: str,
     provider: str = "",
     details: dict[str, Any] | None = None,
+    username: str = "",
 ) -> AuditEntry:
+    """Store one change. ``username`` names who acted when there is no panel user (a command's
+    operating-system account); a signed-in ``user`` always wins over it."""
     real_user = user if user is not None and user.is_authenticated else None
     return AuditEntry.objects.create(
         user=real_user,
-        username=real_user.get_username() if real_user is not None else "",
+        username=real_user.get_username() if real_user is not None else username[:150],
         channel=channel,
         home=str(home),
         kind=kind,
         provider=provider,
         summary=summary[:500],
         details=details or {},
+    )
+
+
+def command_username() -> str:
+    """The operating-system account running this process ("" when the system cannot say)."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):  # no USER/LOGNAME and no passwd entry (e.g. an arbitrary container uid)
+        return ""
+
+
+def record_panel_change_by_command(*, kind: str, summary: str, details: dict[str, Any]) -> AuditEntry:
+    """A change to the panel's own state (accounts, API tokens) made by a management command, as
+    done by the operating-system account that ran it. Such state belongs to no home: the entry names
+    the home the panel serves, so the log stays one list."""
+    return record(
+        user=None,
+        username=command_username(),
+        channel="command",
+        home=Path(settings.HERMES_HOME),
+        kind=kind,
+        summary=summary,
+        details=details,
     )

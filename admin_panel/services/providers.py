@@ -39,11 +39,21 @@ SECRET_CHANGE_WORDS = {"secret_set": "set", "secret_replace": "replaced", "secre
 # --- the per-home secret store --------------------------------------------------------------------
 
 
-def set_secret_store(*, home: Path, store: str) -> str:
+def set_secret_store(*, home: Path, store: str, user: User = None, channel: str = "panel") -> str:
     if store not in SECRET_STORES:
         raise ValueError(f"Unknown secret store: {store}")
+    old = secret_store_for(home=home, fresh=True)
     HomePreference.objects.update_or_create(home=home_key(home), key=SECRET_STORE_KEY, defaults={"value": store})
     forget_home_cache(home)
+    if old != store:  # choosing the store already in use changes nothing: no entry
+        audit.record(
+            user=user,
+            channel=channel,
+            home=home,
+            kind=AuditEntry.Kind.SECRET_STORE,
+            summary=f"New secrets go to: {store} (before: {old})",
+            details={"old": old, "new": store},
+        )
     return store
 
 

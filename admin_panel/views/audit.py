@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 import provider_schemas
+from admin_panel.localisation import localise_message
 from admin_panel.models import AuditEntry
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import audit as selectors
@@ -65,6 +66,7 @@ def audit_list(request: HttpRequest) -> HttpResponse:
         "rows": [
             {
                 "entry": entry,
+                "summary": selectors.describe(entry),
                 "kind_label": selectors.kind_label(entry.kind),
                 "channel_label": selectors.channel_label(entry.channel),
             }
@@ -86,7 +88,7 @@ def _revert_status(entry: AuditEntry) -> dict[str, Any]:
     try:
         plan = revert_service.check_revert(entry=entry)
     except revert_service.RevertRefused as exc:
-        return {"possible": False, "applicable": True, "reason": exc.message}
+        return {"possible": False, "applicable": True, "reason": localise_message(exc.message)}
     except provider_schemas.ValidationFailed as exc:
         return {"possible": False, "applicable": True, "reason": _revert_error_text(exc, home=Path(entry.home))}
     except Exception as exc:  # a provider that no longer loads, an unreadable file: shown, not raised
@@ -103,12 +105,12 @@ def _revert_status(entry: AuditEntry) -> dict[str, Any]:
 
 def _revert_error_text(exc: BaseException, *, home: Path) -> str:
     if isinstance(exc, revert_service.RevertRefused):
-        return exc.message
+        return localise_message(exc.message)
     if isinstance(exc, provider_schemas.ValidationFailed):
         problems = "; ".join(exc.errors.values())
         return _("The old values are not valid any more: %(problems)s.") % {"problems": problems}
     if isinstance(exc, provider_schemas.StorageParseError):
-        return exc.detail
+        return localise_message(exc.detail)
     if isinstance(exc, provider_schemas.SchemaLoadError):
         return _("The provider's settings schema does not load (%(type)s: %(message)s); nothing can be reverted.") % {
             "type": exc.type,
@@ -132,6 +134,7 @@ def _revert_error_text(exc: BaseException, *, home: Path) -> str:
 def _detail_context(request: HttpRequest, entry: AuditEntry, **extra: Any) -> dict[str, Any]:
     context: dict[str, Any] = {
         "entry": entry,
+        "summary": selectors.describe(entry),
         "kind_label": selectors.kind_label(entry.kind),
         "channel_label": selectors.channel_label(entry.channel),
         "changes": selectors.change_rows(entry),

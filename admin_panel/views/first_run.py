@@ -10,6 +10,9 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
+from admin_panel.home import current_home
+from admin_panel.models import AuditEntry
+from admin_panel.services.audit import record
 from admin_panel.services.sign_in_links import accounts_exist, claim_sign_in_link
 
 _SESSION_KEY = "first_run_claimed"
@@ -46,6 +49,14 @@ def choose_first_account(request: HttpRequest) -> HttpResponse:
         user.is_staff = True
         user.is_superuser = True
         user.save()
+        record(
+            user=user,
+            channel="panel",
+            home=current_home(),
+            kind=AuditEntry.Kind.ACCOUNT,
+            summary=f"Created the first account, {user.get_username()}, with the sign-in link",
+            details={"action": "create", "account": user.get_username(), "staff": True},
+        )
         request.session.pop(_SESSION_KEY, None)
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")
         return redirect("home")

@@ -88,6 +88,12 @@ def _fragment_context(
         )
     error_rows = [row for row in rows if row.error]
     labels = {s.key: s.label for s in shown.fields} if shown is not None else {}
+    # The storage map names fields as the form does: in the reader's language.
+    storage_rows = (
+        [selectors.StorageRow(s.key, s.label, s.kind, dict(s.location), s.visible, s.when) for s in shown.fields]
+        if shown is not None
+        else []
+    )
     return {
         "loaded": loaded,
         "session": session,
@@ -100,6 +106,7 @@ def _fragment_context(
         "tried": tried,
         "try_error": try_error,
         "labels": labels,
+        "storage_rows": storage_rows,
         "editable": True,
         "is_paste": loaded.mode == selectors.MODE_PASTE,
         "is_static": loaded.mode != selectors.MODE_FILE,

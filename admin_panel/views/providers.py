@@ -28,7 +28,13 @@ from admin_panel.forms.provider import (
     sections,
 )
 from admin_panel.home import current_home
-from admin_panel.localisation import localise_entry, localise_overview, localise_provider_state
+from admin_panel.localisation import (
+    localise_entry,
+    localise_missing_secrets,
+    localise_overview,
+    localise_provider_state,
+    not_ready_message,
+)
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
@@ -390,7 +396,8 @@ def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
     try:
         services.activate_provider(user=request.user, channel="panel", home=home, name=name)
     except provider_schemas.NotReady as exc:
-        context.update(error=str(exc), missing=exc.missing_secrets, can_activate=False)
+        context.update(error=not_ready_message(exc), can_activate=False,
+                       missing=context["missing"] or localise_missing_secrets(exc.missing_secrets))
         return render(request, "providers/activate_confirm.html", context, status=400)
     except provider_schemas.UnknownProvider:
         raise Http404(_("Unknown memory provider.")) from None

@@ -14,6 +14,7 @@ from django.views.decorators.http import require_http_methods
 import provider_schemas
 from admin_panel.forms.settings import build_setting_rows, parse_settings
 from admin_panel.home import current_home
+from admin_panel.localisation import localise_message, not_ready_message
 from admin_panel.permissions import can_change, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
@@ -77,7 +78,7 @@ def _save_secret_store(request: HttpRequest, *, home: Path) -> HttpResponse:
     if store not in selectors.SECRET_STORES:
         messages.error(request, _("Choose one of the offered secret stores."))
         return redirect("memory_settings")
-    services.set_secret_store(home=home, store=store)
+    services.set_secret_store(home=home, store=store, user=request.user, channel="panel")
     if store == "keyring":
         messages.success(request, _("New secrets now go to the OS keyring. Start the agent with "
                                     "“python manage.py secrets exec -- hermes …” so it can read them."))
@@ -106,7 +107,8 @@ def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
         return render(request, "settings/memory.html", context, status=409)
     except provider_schemas.NotReady as exc:
         state = provider_schemas.read_memory_settings(home=home)
-        context = _context(request, home=home, state=state, edited=edited, errors={"provider": str(exc)})
+        errors = {"provider": not_ready_message(exc)}
+        context = _context(request, home=home, state=state, edited=edited, errors=errors)
         return render(request, "settings/memory.html", context, status=400)
     except provider_schemas.UnknownProvider as exc:
         state = provider_schemas.read_memory_settings(home=home)
@@ -114,7 +116,7 @@ def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
         context = _context(request, home=home, state=state, edited=edited, errors={"provider": message})
         return render(request, "settings/memory.html", context, status=400)
     except provider_schemas.StorageParseError as exc:
-        messages.error(request, exc.detail)
+        messages.error(request, localise_message(exc.detail))
         return _refused_page(request, home=home, edited=edited, status=409)
     except provider_schemas.SaveFailed as exc:
         status, text = services.describe_save_failure(exc, home=home)

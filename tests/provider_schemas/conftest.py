@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from provider_schemas.locks import recover
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "schemas"
 MARKER_INIT = "# A memory provider plugin: register_memory_provider(...) lives here.\n"
 
@@ -20,6 +22,7 @@ MARKER_INIT = "# A memory provider plugin: register_memory_provider(...) lives h
 def agent_home(tmp_path: Path, user_home: Path) -> Path:
     path = tmp_path / "hermes"
     path.mkdir()
+    recover(home=path)  # as ``serve`` does at start-up: the save lock exists from then on
     return path
 
 

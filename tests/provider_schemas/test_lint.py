@@ -6,6 +6,8 @@ import io
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from provider_schemas import check_schema, declaration_problems, lint
 from provider_schemas.cli import run_check
@@ -158,3 +160,33 @@ def test_it_exits_1_for_a_path_that_is_not_a_file(tmp_path: Path) -> None:
     err = io.StringIO()
     assert run_check(tmp_path / "missing.py", out=io.StringIO(), err=err) == 1
     assert "no such file" in err.getvalue()
+
+
+_ANY_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.text(max_size=8), st.sampled_from(["secret", "select", "number", "a"]),
+    st.lists(st.one_of(st.text(max_size=4), st.integers(), st.lists(st.integers(), max_size=2)), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.one_of(st.text(max_size=4), st.integers()), max_size=2),
+    st.just((ProviderFieldOption("a", "A"), "b", None)),
+)
+_FIELD_ATTRIBUTES = ("key", "label", "kind", "default", "options", "env_key", "env_fallbacks", "when",
+                     "required_when", "env_overrides", "seed_env")
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    fields=st.one_of(
+        _ANY_VALUE,
+        st.lists(
+            st.one_of(_ANY_VALUE, st.builds(ProviderField, **{a: _ANY_VALUE for a in _FIELD_ATTRIBUTES})),
+            max_size=4,
+        ).map(tuple),
+    )
+)
+def test_it_lints_any_ill_typed_declaration_without_raising(fields: object) -> None:
+    schema = ProviderConfigSchema(name="demo", label="Demo", fields=fields)
+
+    findings = lint(schema, name="demo")
+
+    assert all(f.severity in {"error", "warning"} for f in findings)
+    if not isinstance(fields, (tuple, list)):
+        assert any(f.severity == "error" for f in findings)  # the declaration checks report it

@@ -282,7 +282,7 @@ def test_it_removes_a_file_and_directory_it_created_when_a_later_write_fails(
     monkeypatch.setattr(os, "replace", flaky_replace)
     with pytest.raises(SaveFailed):
         save_provider(home=agent_home, name="yamlprov", values={"level": "1", "endpoint": "http://e"})
-    assert sorted(p.name for p in agent_home.iterdir()) == ["plugins"]
+    assert sorted(p.name for p in agent_home.iterdir()) == ["panel", "plugins"]
 
 
 # --- plans, conflicts ----------------------------------------------------------------------------
@@ -297,7 +297,7 @@ def test_it_plans_without_writing_and_keeps_secret_values_out_of_the_plan(agent_
         ("jsonprov.json", "note", "set"),
     ]
     assert "sk-very-secret" not in repr(plan) and "sk-very-secret" not in repr(plan.changes)
-    assert list(agent_home.iterdir()) == [agent_home / "plugins"]
+    assert sorted(agent_home.iterdir()) == [agent_home / "panel", agent_home / "plugins"]
     result = commit_save(plan)
     assert sorted(result.written) == [".env", "jsonprov.json"]
     assert (agent_home / ".env").read_text(encoding="utf-8") == "JSONPROV_API_KEY=sk-very-secret\n"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 
 import pytest
@@ -337,3 +338,14 @@ def test_it_answers_any_text_with_a_schema_or_a_static_eval_error(base, edits):
         assert error.line is None or error.line >= 1
     else:
         assert isinstance(schema, cs.ProviderConfigSchema)
+
+
+def test_it_parses_pasted_text_with_invalid_escapes_without_warning_into_the_log():
+    source = 'NOTE = "C:\\extra"\n'  # "\e" is an invalid escape in Python source
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(StaticEvalError, match="CONFIG_SCHEMA"):
+            evaluate_schema_source(source)
+
+    assert caught == []

@@ -1,4 +1,8 @@
-"""``manage.py api_token create|list|revoke``: tokens for scripts using the JSON API."""
+"""``manage.py api_token create|list|revoke``: tokens for scripts using the JSON API.
+
+Creating and revoking a token are audited (kind ``api_token``, channel ``command``, the
+operating-system account as the user) with the token's id, name and user: never the token.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +13,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
-from admin_panel.models import ApiToken, token_digest
+from admin_panel.models import ApiToken, AuditEntry, token_digest
+from admin_panel.services.audit import record_panel_change_by_command
 
 
 class Command(BaseCommand):
@@ -29,21 +34,25 @@ class Command(BaseCommand):
         if action == "create":
             user = self._user(options.get("user"))
             token = secrets.token_urlsafe(32)
-            record = ApiToken.objects.create(name=options["name"], token_digest=token_digest(token), user=user)
-            self.stderr.write(f"Created API token {record.pk} ({record.name}) for {user.get_username()}. "
+            created = ApiToken.objects.create(name=options["name"], token_digest=token_digest(token), user=user)
+            _audit(created, action="create", summary=f"Created API token #{created.pk} ({created.name}) "
+                   f"for {user.get_username()}")
+            self.stderr.write(f"Created API token {created.pk} ({created.name}) for {user.get_username()}. "
                               "It is shown once; store it now.")
             self.stdout.write(token)
         elif action == "list":
-            for record in ApiToken.objects.select_related("user").order_by("pk"):
-                state = f"revoked {record.revoked_at:%Y-%m-%d}" if record.revoked_at else "active"
-                used = f"last used {record.last_used_at:%Y-%m-%d %H:%M}" if record.last_used_at else "never used"
-                self.stdout.write(f"{record.pk}\t{record.name}\t{record.user.get_username()}\t{state}\t{used}")
+            for listed in ApiToken.objects.select_related("user").order_by("pk"):
+                state = f"revoked {listed.revoked_at:%Y-%m-%d}" if listed.revoked_at else "active"
+                used = f"last used {listed.last_used_at:%Y-%m-%d %H:%M}" if listed.last_used_at else "never used"
+                self.stdout.write(f"{listed.pk}\t{listed.name}\t{listed.user.get_username()}\t{state}\t{used}")
         else:
             updated = ApiToken.objects.filter(pk=options["id"], revoked_at__isnull=True).update(
                 revoked_at=timezone.now()
             )
             if not updated:
                 raise CommandError(f"No active API token with id {options['id']}.")
+            revoked = ApiToken.objects.select_related("user").get(pk=options["id"])
+            _audit(revoked, action="revoke", summary=f"Revoked API token #{revoked.pk} ({revoked.name})")
             self.stdout.write(f"Revoked API token {options['id']}.")
 
     def _user(self, username: str | None):
@@ -57,3 +66,11 @@ class Command(BaseCommand):
         if len(superusers) != 1:
             raise CommandError("Say which user the token acts as: --user NAME.")
         return superusers[0]
+
+
+def _audit(token: ApiToken, *, action: str, summary: str) -> None:
+    record_panel_change_by_command(
+        kind=AuditEntry.Kind.API_TOKEN,
+        summary=summary,
+        details={"action": action, "token_id": token.pk, "name": token.name, "for_user": token.user.get_username()},
+    )

@@ -1,8 +1,8 @@
 """``python manage.py memory ...``: inspect and edit the agent's memory stores from a shell.
 
 The work is done by memory_core.cli (shared with ``python -m memory_core``); this wrapper only
-supplies the configured HERMES_HOME, records what changed in the audit log (channel "command", no
-user) and turns the result into the process exit code.
+supplies the configured HERMES_HOME, records what changed in the audit log (channel "command", the
+operating-system account that ran it as the user) and turns the result into the process exit code.
 """
 
 from __future__ import annotations
@@ -54,14 +54,15 @@ def _observe(home: Path, options: dict[str, Any]) -> Any:
 
 def _record_changes(home: Path, options: dict[str, Any], before: Any, after: Any) -> None:
     from admin_panel.models import AuditEntry
-    from admin_panel.services.audit import record
+    from admin_panel.services.audit import command_username, record
 
+    who = command_username()
     if isinstance(before, dict):
         command = str(options.get("command")).lower()
         for pending_id, summary in before.items():
             if pending_id not in after:  # a record leaves the queue only when approved or rejected
                 done = "Approved" if command == "approve" else "Rejected"
-                record(user=None, channel="command", home=home, kind=AuditEntry.Kind.APPROVAL,
+                record(user=None, username=who, channel="command", home=home, kind=AuditEntry.Kind.APPROVAL,
                        summary=f"{done} pending memory write {pending_id}",
                        details={"action": command, "pending_id": pending_id, "summary": summary,
                                 "result": "applied" if command == "approve" else "rejected"})
@@ -80,5 +81,5 @@ def _record_changes(home: Path, options: dict[str, Any], before: Any, after: Any
             "action": "delete", "target": target, "content": removed}
     else:
         return
-    record(user=None, channel="command", home=home, kind=AuditEntry.Kind.MEMORY_ENTRY, summary=summary,
+    record(user=None, username=who, channel="command", home=home, kind=AuditEntry.Kind.MEMORY_ENTRY, summary=summary,
            details=details)

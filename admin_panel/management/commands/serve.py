@@ -76,10 +76,12 @@ class Command(BaseCommand):
 
         from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
         from admin_panel.wsgi import application
+        from provider_schemas.locks import recover
 
         call_command("migrate", interactive=False, verbosity=0)
         home = Path(settings.HERMES_HOME)
         home.mkdir(parents=True, exist_ok=True)
+        recover(home=home)  # finish a save a killed panel process left half-done, before serving
         display_host = f"[{host}]" if ":" in host else host
         base_url = f"http://{display_host}:{port}"
         if host not in {LOOPBACK, "localhost", "::1"}:

@@ -1,0 +1,163 @@
+"""The provider pages reuse rendered rows, forms and cards while nothing they show has changed:
+every file edit shows on the next request, and a reused rendering is byte for byte what a fresh
+one would be (DEBUG renders without any of these caches)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings as django_settings
+from django.utils.safestring import SafeString, mark_safe
+
+from admin_panel.templatetags.provider_tags import (
+    _card_cache,
+    _row_cache,
+    _sections_cache,
+    clear_render_caches,
+    plain_repr,
+)
+from provider_schemas.discovery import clear_read_caches
+from tests.edits import rewrite_same_size
+from tests.providers_ui.helpers import user_plugin, write
+
+pytestmark = pytest.mark.django_db
+
+SCHEMA = '''
+from plugins.memory.config_schema import (
+    KIND_BOOL, KIND_SECRET, KIND_SELECT, ProviderConfigSchema, ProviderField, ProviderFieldOption,
+)
+
+CONFIG_SCHEMA = ProviderConfigSchema(
+    name="cachy",
+    label="Cachy AAAA",
+    fields=(
+        ProviderField("mode", "Mode", kind=KIND_SELECT, default="a", inline=True,
+                      options=(ProviderFieldOption("a", "Alpha"), ProviderFieldOption("b", "Beta"))),
+        ProviderField("token", "Token", kind=KIND_SECRET, env_key="CACHY_TOKEN", required=True),
+        ProviderField("url", "Address", group="Connection"),
+        ProviderField("on", "Enabled", kind=KIND_BOOL, default="true", group="Connection"),
+        ProviderField("beta_only", "Beta only", group="Connection", when={"mode": "b"}),
+    ),
+)
+'''
+CSRF = re.compile(r'(name="csrfmiddlewaretoken" value="|"X-CSRFToken": ")[^"]+')
+
+
+@pytest.fixture
+def cachy(home: Path) -> Path:
+    return user_plugin(home, "cachy", SCHEMA)
+
+
+def page(client, url: str, language: str = "en") -> str:
+    client.cookies[django_settings.LANGUAGE_COOKIE_NAME] = language
+    response = client.get(url)
+    assert response.status_code == 200
+    return CSRF.sub(r"\1TOKEN", response.content.decode())
+
+
+def test_it_shows_a_schema_label_edited_in_place_on_the_next_provider_page(owner_client, cachy):
+    assert "Cachy AAAA" in page(owner_client, "/providers/cachy/")
+
+    rewrite_same_size(cachy / "config_schema.py", '"Address"', '"Servers"')
+    rewrite_same_size(cachy / "config_schema.py", "Cachy AAAA", "Cachy BBBB")
+
+    html = page(owner_client, "/providers/cachy/")
+    assert "Cachy BBBB" in html and "Cachy AAAA" not in html
+    assert "Servers" in html and "Address" not in html
+
+
+def test_it_shows_a_stored_value_edited_in_place_on_the_next_provider_page(owner_client, home, cachy):
+    stored = write(home / "cachy" / "config.json", json.dumps({"url": "http://one"}))
+    assert 'value="http://one"' in page(owner_client, "/providers/cachy/")
+
+    rewrite_same_size(stored, "http://one", "http://two")
+
+    html = page(owner_client, "/providers/cachy/")
+    assert 'value="http://two"' in html and "http://one" not in html
+
+
+def test_it_shows_the_when_rows_that_a_same_size_edit_reveals(owner_client, home, cachy):
+    stored = write(home / "cachy" / "config.json", json.dumps({"mode": "a"}))
+    first = page(owner_client, "/providers/cachy/")
+    assert "1 setting hidden" in first
+
+    rewrite_same_size(stored, '"a"', '"b"')
+
+    second = page(owner_client, "/providers/cachy/")
+    assert "setting hidden" not in second.split('id="hidden-summary"')[1].split("</p>")[0]
+
+
+def test_it_shows_a_secret_set_in_env_on_the_next_list_and_provider_page(owner_client, home, cachy):
+    env = write(home / ".env", "CACHY_TOKXN=value\n")
+    assert "Needs configuration" in page(owner_client, "/providers/")
+    assert "Not set" in page(owner_client, "/providers/cachy/")
+
+    rewrite_same_size(env, "CACHY_TOKXN", "CACHY_TOKEN")
+
+    listing = page(owner_client, "/providers/")
+    card = listing.split('id="provider-cachy"')[1].split("</li>")[0]
+    assert "Configured" in card and "Needs configuration" not in card
+    assert 'badge badge--ok">Set<' in page(owner_client, "/providers/cachy/")
+
+
+def test_it_shows_a_plugin_yaml_description_edited_in_place_on_the_list(owner_client, cachy):
+    write(cachy / "plugin.yaml", "description: Stores AAAA\n")
+    assert "Stores AAAA" in page(owner_client, "/providers/")
+
+    rewrite_same_size(cachy / "plugin.yaml", "AAAA", "BBBB")
+
+    assert "Stores BBBB" in page(owner_client, "/providers/")
+
+
+def test_it_shows_a_provider_translation_edited_in_place(owner_client, cachy):
+    translations = write(cachy / "translations.json", json.dumps({"zh-hans": {"label": "缓存甲"}}, ensure_ascii=False))
+    assert "缓存甲" in page(owner_client, "/providers/cachy/", "zh-hans")
+    assert "缓存甲" in page(owner_client, "/providers/", "zh-hans")
+
+    rewrite_same_size(translations, "缓存甲", "缓存乙")
+
+    assert "缓存乙" in page(owner_client, "/providers/cachy/", "zh-hans")
+    assert "缓存乙" in page(owner_client, "/providers/", "zh-hans")
+    assert "Cachy AAAA" in page(owner_client, "/providers/cachy/", "en")
+
+
+def test_it_shows_the_active_provider_edited_in_place_in_config_yaml(owner_client, home, cachy):
+    config = write(home / "config.yaml", "memory:\n  provider: mem0x\n")
+    assert "Not active" in page(owner_client, "/providers/cachy/")
+
+    rewrite_same_size(config, "mem0x", "cachy")
+
+    assert 'badge badge--ok">Active<' in page(owner_client, "/providers/cachy/")
+
+
+@pytest.mark.parametrize("language", ["en", "zh-hans"])
+@pytest.mark.parametrize("url", ["/providers/", "/providers/cachy/", "/providers/hindsight/", "/providers/honcho/"])
+def test_it_renders_a_reused_page_exactly_as_a_fresh_one(owner_client, home, cachy, url, language):
+    write(home / "cachy" / "config.json", json.dumps({"mode": "b", "url": "http://x"}))
+    write(home / ".env", "HINDSIGHT_API_KEY=k\n")
+    warm = [page(owner_client, url, language) for _ in range(3)]
+
+    clear_render_caches()
+    clear_read_caches()
+    fresh = page(owner_client, url, language)
+
+    assert warm[0] == warm[1] == warm[2] == fresh
+
+
+def test_it_renders_without_reuse_when_debugging(owner_client, cachy, settings):
+    settings.DEBUG = True  # templates may be edited while debugging: every row is rendered
+    clear_render_caches()
+    first = page(owner_client, "/providers/cachy/")
+    assert first == page(owner_client, "/providers/cachy/")
+    assert not any(cache for cache in (_row_cache, _sections_cache, _card_cache))
+
+
+def test_it_keys_safe_text_apart_from_plain_text_and_refuses_objects():
+    assert plain_repr({"a": [1, "x", None, True, 1.5]}) == repr({"a": [1, "x", None, True, 1.5]})
+    assert plain_repr(mark_safe("<b>")) != plain_repr("<b>")
+    assert plain_repr([SafeString("x")]) != plain_repr(["x"])
+    assert plain_repr(1) != plain_repr(True) != plain_repr(1.0)
+    assert plain_repr({"k": object()}) is None
