@@ -9,10 +9,11 @@ adds what the memory view can show without making the main page look broken:
   difference from the current file and restoring an entry can all be tried;
 - a second pending write, a replacement in USER.md, so approving in bulk can be tried.
 
-Live drift, an unreadable file or an over-budget store would make a demo store read-only; they
-are easy to produce by hand in the demo home (for example ``printf 'x\\n\\n§\\n' >> memories/USER.md``).
-Everything is written through ``memory_core`` or in the agent's own formats, and nothing that
-already exists is overwritten.
+Live drift, an unreadable file, an over-budget, missing or disabled store would make the main
+demo's user profile read-only, so they are opt-in: ``serve --demo --demo-state STATE`` puts USER.md
+of a fresh demo home in one of ``DEMO_STATES`` (see :func:`apply_demo_state`). Everything is
+written through ``memory_core`` or in the agent's own formats, and nothing that already exists is
+overwritten, except by the state a person asked for.
 """
 
 from __future__ import annotations
@@ -79,3 +80,41 @@ def seed_demo_memory(home: Path) -> None:
     add_entry(home=home, target="memory", content=MARKUP_ENTRY)
     _seed_backup(home)
     _seed_pending(home)
+
+
+# State name -> what the memory page shows for USER.md once it is applied.
+DEMO_STATES = {
+    "disabled": "user_profile_enabled: false in config.yaml",
+    "missing": "USER.md does not exist",
+    "unreadable": "USER.md is not valid UTF-8",
+    "drift": "USER.md has an empty entry appended by hand, so the drift guard refuses writes",
+    "over-budget": "user_char_limit in config.yaml is lower than what USER.md already holds",
+}
+
+
+def apply_demo_state(home: Path, state: str) -> str:
+    """Put the seeded demo home's USER.md in ``state`` (a key of ``DEMO_STATES``); returns its
+    description. Only for a demo home: it edits the demo's own config.yaml and USER.md."""
+    config = home / "config.yaml"
+    user = home / "memories" / "USER.md"
+    if state == "disabled":
+        _replace_in(config, "user_profile_enabled: true", "user_profile_enabled: false")
+    elif state == "missing":
+        user.unlink(missing_ok=True)
+    elif state == "unreadable":
+        user.write_bytes(user.read_bytes() + b"\n\xff\xfe (bytes that are not UTF-8)\n")
+    elif state == "drift":
+        with user.open("a", encoding="utf-8") as handle:
+            handle.write("\n\n" + DELIMITER.strip() + "\n")  # an empty entry, as a shell append makes
+    elif state == "over-budget":
+        _replace_in(config, "user_char_limit: 1375", "user_char_limit: 40")
+    else:
+        raise ValueError(f"unknown demo state {state!r}; choose one of {', '.join(DEMO_STATES)}")
+    return DEMO_STATES[state]
+
+
+def _replace_in(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    if old not in text and new not in text:
+        raise ValueError(f"{path.name} does not contain {old!r}: it is not the demo's file")
+    path.write_text(text.replace(old, new), encoding="utf-8")

@@ -16,10 +16,11 @@ from pathlib import Path
 from provider_schemas.checks import declaration_problems
 from provider_schemas.config_schema import (
     KIND_BOOL,
+    KIND_JSON,
     KIND_NUMBER,
     KIND_SECRET,
     KIND_SELECT,
-    KINDS,
+    KIND_TEXT,
     ProviderConfigSchema,
     ProviderField,
 )
@@ -27,7 +28,9 @@ from provider_schemas.errors import SchemaLoadError
 from provider_schemas.loader import read_source, run_schema_code
 from provider_schemas.values import parse_number
 
-SECRET_WORDS = frozenset({"key", "apikey", "token", "password", "passwd", "secret"})
+SECRET_WORDS = frozenset({"key", "apikey", "token", "password", "passwd", "passphrase", "secret", "credential"})
+# Kinds whose value could be a credential typed in the clear (a number, bool or select cannot).
+FREE_TEXT_KINDS = frozenset({KIND_TEXT, KIND_JSON})
 
 
 @dataclass(frozen=True)
@@ -72,9 +75,16 @@ def field_lines(source: str | ast.Module) -> dict[str, list[int]]:
     return found
 
 
-def _words(key: str) -> set[str]:
+def _words(key: str) -> list[str]:
     spaced = re.sub(r"([a-z0-9])([A-Z])", r"\1 \2", key)
-    return {w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w}
+    return [w.lower() for w in re.split(r"[^A-Za-z0-9]+", spaced) if w]
+
+
+def _names_a_credential(key: str) -> bool:
+    """``api_key``, ``apiKey``, ``access_token``, ``password``: the key's last word names a
+    credential. ``key_prefix`` or ``token_budget`` only mention one."""
+    words = _words(key)
+    return bool(words) and words[-1] in SECRET_WORDS
 
 
 def _possible_values(f: ProviderField) -> set[str] | None:
@@ -118,7 +128,7 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
                     f"field {f.key!r}: a secret without env_key cannot be stored by the panel",
                 )
             )
-        if not f.is_secret and f.kind in KINDS and _words(f.key) & SECRET_WORDS:
+        if f.kind in FREE_TEXT_KINDS and _names_a_credential(f.key):
             out.append(
                 LintFinding(
                     "warning",

@@ -362,12 +362,10 @@ class FieldRow:
 _NOT_RENDERED = frozenset({"state", "ui", "_key_text"})
 
 
-def when_note(state: Any, by_key: Mapping[str, Any]) -> str:
-    """"Only used when Mode is Local Embedded" (labels, not raw values, where known)."""
-    if not state.when:
-        return ""
+def when_conditions(state: Any, by_key: Mapping[str, Any]) -> list[str]:
+    """["Mode is Local Embedded", ...] for a field's ``when`` (labels, not raw values, where known)."""
     parts = []
-    for key, expected in state.when.items():
+    for key, expected in (state.when or {}).items():
         controller = by_key.get(key)
         label = controller.label if controller is not None else key
         shown = expected
@@ -378,7 +376,14 @@ def when_note(state: Any, by_key: Mapping[str, Any]) -> str:
             if controller.kind == "bool":
                 shown = _("on") if expected == "true" else _("off")
         parts.append(_("%(label)s is %(value)s") % {"label": label, "value": shown})
-    return _("Only used when %(conditions)s.") % {"conditions": _(" and ").join(parts)}
+    return parts
+
+
+def when_note(state: Any, by_key: Mapping[str, Any]) -> str:
+    """"Only used when Mode is Local Embedded"."""
+    if not state.when:
+        return ""
+    return _("Only used when %(conditions)s.") % {"conditions": _(" and ").join(when_conditions(state, by_key))}
 
 
 def build_rows(
@@ -477,14 +482,14 @@ def sections(rows: Iterable[FieldRow]) -> list[Section]:
 
 
 def hidden_summary(rows: Sequence[FieldRow]) -> str:
-    """"N settings hidden (shown when mode = local_embedded). Their stored values are kept." """
+    """"N settings hidden (shown when Mode is Local Embedded). Their stored values are kept." """
     hidden = [row for row in rows if not row.visible]
     if not hidden:
         return ""
+    by_key = {row.state.key: row.state for row in rows}
     conditions: list[str] = []
     for row in hidden:
-        for key, expected in (row.state.when or {}).items():
-            text = f"{key} = {expected}"
+        for text in when_conditions(row.state, by_key):
             if text not in conditions:
                 conditions.append(text)
     return ngettext(

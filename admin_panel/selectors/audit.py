@@ -28,8 +28,11 @@ KIND_LABELS = dict(AuditEntry.Kind.choices)
 CHANNEL_LABELS = dict(AuditEntry.Channel.choices)
 SECRET_WORDS = {"set": _("set"), "replaced": _("replaced"), "cleared": _("cleared")}
 STORE_LABELS = {"env_file": _(".env file"), ".env": _(".env file"), "keyring": _("OS keyring")}
-# Kinds whose entries carry per-key provider-setting changes a revert can undo.
-REVERTIBLE_KINDS = (AuditEntry.Kind.PROVIDER_SETTINGS, AuditEntry.Kind.REVERT)
+# Kinds whose entries carry per-key setting changes a revert can undo (provider settings, the
+# memory settings, and reverts of either).
+REVERTIBLE_KINDS = (AuditEntry.Kind.PROVIDER_SETTINGS, AuditEntry.Kind.MEMORY_SETTINGS, AuditEntry.Kind.REVERT)
+# ``details["section"]`` of a revert of a memory-settings change (a provider revert names its provider).
+MEMORY_SECTION = "memory"
 # The pseudo user filter value for changes made by management commands (no user).
 NO_USER = "-"
 
@@ -210,6 +213,8 @@ def _approval(entry: AuditEntry, details: Mapping[str, Any]) -> str:
 
 def _revert(entry: AuditEntry, details: Mapping[str, Any]) -> str:
     pk = details.get("reverted_entry")
+    if isinstance(pk, int) and not entry.provider and details.get("section") == MEMORY_SECTION:
+        return gettext("Reverted change #%(pk)s of the memory settings: %(keys)s") % {"pk": pk, "keys": _keys(details)}
     if not isinstance(pk, int) or not entry.provider:
         raise _Unreadable("reverted_entry")
     return gettext("Reverted change #%(pk)s of %(provider)s: %(keys)s") % {
@@ -357,7 +362,7 @@ VALUE_WORDS = {
 }
 BLOCK_FACTS = ("content", "old_content", "summary")
 # Shown elsewhere on the detail page (the change table, the activation line, the revert link).
-OWN_SECTIONS = ("changes", "old", "new", "reverted_entry")
+OWN_SECTIONS = ("changes", "old", "new", "reverted_entry", "section")
 
 
 def _texts(value: Any) -> list[str]:
@@ -421,8 +426,16 @@ def reverted_by(entry: AuditEntry) -> AuditEntry | None:
     )
 
 
+def is_memory_settings_change(entry: AuditEntry) -> bool:
+    """A change of the ``memory:`` section of config.yaml: from the Settings page, or a revert of one."""
+    if entry.kind == AuditEntry.Kind.MEMORY_SETTINGS:
+        return True
+    details = entry.details if isinstance(entry.details, dict) else {}
+    return entry.kind == AuditEntry.Kind.REVERT and not entry.provider and details.get("section") == MEMORY_SECTION
+
+
 def has_revertible_changes(entry: AuditEntry) -> bool:
-    if entry.kind not in REVERTIBLE_KINDS or not entry.provider:
+    if entry.kind not in REVERTIBLE_KINDS or not (entry.provider or is_memory_settings_change(entry)):
         return False
     return any(row.secret is None and row.old != row.new for row in change_rows(entry))
 

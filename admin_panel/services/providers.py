@@ -193,18 +193,18 @@ def activate_provider(*, user: User, channel: str, home: Path, name: str) -> str
     UnknownProvider, StorageParseError."""
     old = provider_schemas.normalise_active_provider(current_active(home=home))
     new = provider_schemas.activate(home=home, name=name, secret_store=secret_store_for(home=home, fresh=True))
-    _record_activation(user=user, channel=channel, home=home, old=old, new=new)
+    record_activation(user=user, channel=channel, home=home, old=old, new=new)
     return new
 
 
 def deactivate_provider(*, user: User, channel: str, home: Path) -> str:
     old = provider_schemas.normalise_active_provider(current_active(home=home))
     new = provider_schemas.deactivate(home=home)
-    _record_activation(user=user, channel=channel, home=home, old=old, new=new)
+    record_activation(user=user, channel=channel, home=home, old=old, new=new)
     return new
 
 
-def _record_activation(*, user: User, channel: str, home: Path, old: str, new: str) -> None:
+def record_activation(*, user: User, channel: str, home: Path, old: str, new: str) -> None:
     if old == new:
         return
     if new:
@@ -253,7 +253,7 @@ def save_memory_settings(
         old_provider = provider_schemas.normalise_active_provider(before.stored.get("provider") or "")
         new_provider = provider_schemas.normalise_active_provider(after.stored.get("provider") or "")
         if old_provider != new_provider:
-            _record_activation(user=user, channel=channel, home=home, old=old_provider, new=new_provider)
+            record_activation(user=user, channel=channel, home=home, old=old_provider, new=new_provider)
     return after
 
 

@@ -1,4 +1,4 @@
-"""Undo an audited provider-settings change through the normal validated save.
+"""Undo an audited settings change through the normal validated save.
 
 A revert submits the audited *old* values (or clears what the change created) to
 ``provider_schemas.plan_save`` and commits that plan with ``commit_save``: the same validation,
@@ -7,6 +7,10 @@ holds the value the audited change wrote; if anything changed since, the revert 
 nothing is written. The state read for that check is pinned with its fingerprint, so a change
 landing between the check and the write is refused too. Secrets cannot be reverted: their values
 were never recorded.
+
+Changes of the memory settings (the ``memory:`` section of ``config.yaml``) revert the same way
+through ``provider_schemas.save_memory_settings``, the save of the Settings page: the same
+validation, the same activation rules for ``provider`` and the same fingerprint check.
 """
 
 from __future__ import annotations
@@ -22,10 +26,10 @@ from django.utils.translation import gettext as _
 import provider_schemas
 from admin_panel.home import current_home
 from admin_panel.models import AuditEntry
-from admin_panel.selectors.audit import REVERTIBLE_KINDS
+from admin_panel.selectors.audit import MEMORY_SECTION, REVERTIBLE_KINDS, is_memory_settings_change
 from admin_panel.selectors.providers import provider_state, secret_store_for
 from admin_panel.services import audit
-from admin_panel.services.providers import audit_changes, record_secret_writes
+from admin_panel.services.providers import audit_changes, record_activation, record_secret_writes
 from provider_schemas.config_schema import STORAGE_ENV_FILE, ProviderField
 from provider_schemas.values import to_edit_string
 
@@ -152,7 +156,7 @@ def build_revert(*, entry: AuditEntry) -> RevertPlan:
     files. Raises ``RevertRefused``, or what ``provider_schemas`` raises for a provider that is no
     longer there (``UnknownProvider``, ``SchemaLoadError``)."""
     if entry.kind not in REVERTIBLE_KINDS or not entry.provider:
-        raise RevertRefused(_("Only changes of provider settings can be reverted."))
+        raise RevertRefused(_("Only changes of provider settings and memory settings can be reverted."))
     home = entry_home(entry)
     name = entry.provider
     state = provider_state(home=home, name=name)
@@ -223,10 +227,16 @@ def build_revert(*, entry: AuditEntry) -> RevertPlan:
 # --- checking and committing ----------------------------------------------------------------------
 
 
-def check_revert(*, entry: AuditEntry) -> RevertPlan:
+def check_revert(*, entry: AuditEntry) -> RevertPlan | MemoryRevertPlan:
     """Build the revert and plan the save; nothing is written. Raises ``RevertRefused``,
     ``provider_schemas.ValidationFailed`` when the old values no longer validate, and the other
     ``provider_schemas`` errors unchanged."""
+    if is_memory_settings_change(entry):
+        return check_memory_revert(entry=entry)
+    return _check_provider_revert(entry=entry)
+
+
+def _check_provider_revert(*, entry: AuditEntry) -> RevertPlan:
     plan = build_revert(entry=entry)
     save_plan = provider_schemas.plan_save(
         home=plan.home,
@@ -270,7 +280,9 @@ def check_revert(*, entry: AuditEntry) -> RevertPlan:
 def revert_entry(*, entry: AuditEntry, user: User, channel: str = "panel") -> RevertOutcome:
     """Revert ``entry`` and record the revert in the audit log (kind ``revert``). Raises
     ``RevertRefused`` or the ``provider_schemas`` errors of a save; nothing is written then."""
-    plan = check_revert(entry=entry)
+    if is_memory_settings_change(entry):
+        return revert_memory_entry(entry=entry, user=user, channel=channel)
+    plan = _check_provider_revert(entry=entry)
     store = secret_store_for(home=plan.home)
     try:
         result = provider_schemas.commit_save(plan.save_plan)
@@ -299,3 +311,147 @@ def revert_entry(*, entry: AuditEntry, user: User, channel: str = "panel") -> Re
     return RevertOutcome(
         entry=new_entry, result=result, skipped_secrets=plan.skipped_secrets, not_restored=plan.not_restored
     )
+
+
+# --- memory settings ------------------------------------------------------------------------------
+
+
+@dataclass
+class MemoryRevertPlan:
+    """What reverting a memory-settings change submits to ``save_memory_settings``."""
+
+    entry: AuditEntry
+    home: Path
+    values: dict[str, Any]  # key → the audited old value ("" removes the key)
+    rows: list[tuple[str, Any, Any]]  # (key, old, new) as the audited change recorded them
+    fingerprint: str
+    before: Any  # the checked provider_schemas.MemorySettings, pinned by ``fingerprint``
+    provider_change: tuple[str, str] | None = None  # (now active, active after the revert)
+    clear: list[str] = field(default_factory=list)  # keys the revert removes (for display)
+    not_restored: list[str] = field(default_factory=list)  # always empty: no legacy keys here
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal as stored: ``True`` and ``1`` are different settings."""
+    return a == b and type(a) is type(b)
+
+
+def build_memory_revert(*, entry: AuditEntry) -> MemoryRevertPlan:
+    """What reverting a memory-settings ``entry`` submits, with the "changed since" check done
+    against the current ``config.yaml``. Raises ``RevertRefused``."""
+    home = entry_home(entry)
+    state = provider_schemas.read_memory_settings(home=home)
+    if state.error:
+        raise RevertRefused(state.error)
+    details = entry.details if isinstance(entry.details, dict) else {}
+    rows: list[tuple[str, Any, Any]] = []
+    for row in details.get("changes") or []:
+        if not isinstance(row, dict):
+            continue
+        key = str(row.get("key", ""))
+        old, new = row.get("old"), row.get("new")
+        if _same(old, new):
+            continue
+        if key not in provider_schemas.MEMORY_KEYS:
+            raise RevertRefused(
+                _("%(key)s is not a memory setting the panel knows; this change cannot be reverted.") % {"key": key}
+            )
+        rows.append((key, old, new))
+    if not rows:
+        raise RevertRefused(_("This change has nothing that can be reverted."))
+    changed = [key for key, _old, new in rows if not _same(state.stored.get(key), new)]
+    if changed:
+        raise RevertRefused(
+            _("%(keys)s changed since this change was made. Review the current settings on the Settings page.")
+            % {"keys": ", ".join(changed)}
+        )
+    # A blank value removes the key, as on the Settings page; for ``provider`` it means built-in
+    # memory only (the activation rules write ``provider: ""``).
+    values = {key: "" if old is None else old for key, old, _new in rows}
+    plan = MemoryRevertPlan(
+        entry=entry, home=home, values=values, rows=rows, fingerprint=state.fingerprint, before=state
+    )
+    plan.clear = [key for key, old, _new in rows if old is None and key != "provider"]
+    if "provider" in values:
+        wanted = provider_schemas.normalise_active_provider(str(values["provider"]))
+        if wanted != state.active:
+            plan.provider_change = (state.active, wanted)
+    return plan
+
+
+def _check_activation(*, home: Path, name: str) -> None:
+    """Preview of the activation rules for the detail page (the save checks them again):
+    raises ``RevertRefused`` for a provider that is gone, ``provider_schemas.NotReady`` for one
+    missing required secrets or failing to load."""
+    try:
+        found = provider_schemas.get_provider(home=home, name=name)
+    except provider_schemas.InvalidProviderName:
+        found = None
+    if found is None or found.name == provider_schemas.BUILTIN_NAME:
+        raise RevertRefused(_unknown_provider(name))
+    if found.load_error is not None:
+        raise provider_schemas.NotReady(name, status="schema_error", schema_error=found.load_error)
+    if found.schema is None:
+        return
+    state = provider_schemas.read_provider(home=home, name=name, secret_store=secret_store_for(home=home))
+    if state.missing_secrets:
+        raise provider_schemas.NotReady(name, status="needs_config", missing_secrets=state.missing_secrets)
+
+
+def _unknown_provider(name: str) -> str:
+    return _("The memory provider %(name)s is not installed any more, so it cannot be made active again.") % {
+        "name": name
+    }
+
+
+def check_memory_revert(*, entry: AuditEntry) -> MemoryRevertPlan:
+    """Build a memory-settings revert and check the activation rules; nothing is written."""
+    plan = build_memory_revert(entry=entry)
+    if plan.provider_change is not None and plan.provider_change[1]:
+        _check_activation(home=plan.home, name=plan.provider_change[1])
+    return plan
+
+
+def revert_memory_entry(*, entry: AuditEntry, user: User, channel: str = "panel") -> RevertOutcome:
+    """Revert a memory-settings ``entry`` through ``save_memory_settings`` pinned to the checked
+    state's fingerprint, and audit it as kind ``revert`` (plus an activation entry when the active
+    provider changes, as the Settings page records it). Raises ``RevertRefused``,
+    ``provider_schemas.ValidationFailed``, ``NotReady``, ``StorageParseError``, ``SaveFailed``."""
+    plan = build_memory_revert(entry=entry)
+    before = plan.before
+    try:
+        after = provider_schemas.save_memory_settings(
+            home=plan.home,
+            values=plan.values,
+            expected_fingerprint=plan.fingerprint,
+            secret_store=secret_store_for(home=plan.home, fresh=True),
+        )
+    except provider_schemas.ConflictError:
+        raise RevertRefused(
+            _("The settings changed while reverting. Review the current settings and try again.")
+        ) from None
+    except provider_schemas.UnknownProvider as exc:
+        raise RevertRefused(_unknown_provider(exc.name)) from None
+    # The same rows the Settings page records: what config.yaml held before and after, per key.
+    changes = [
+        {"key": key, "old": before.stored.get(key), "new": after.stored.get(key)}
+        for key in plan.values
+        if not _same(before.stored.get(key), after.stored.get(key))
+    ]
+    keys = ", ".join(row["key"] for row in changes)
+    new_entry = audit.record(
+        user=user,
+        channel=channel,
+        home=plan.home,
+        kind=AuditEntry.Kind.REVERT,
+        summary=f"Reverted change #{entry.pk} of the memory settings: {keys}",
+        details={
+            "reverted_entry": entry.pk,
+            "section": MEMORY_SECTION,
+            "changes": changes,
+            "written": ["config.yaml"] if changes else [],
+        },
+    )
+    if before.active != after.active:
+        record_activation(user=user, channel=channel, home=plan.home, old=before.active, new=after.active)
+    return RevertOutcome(entry=new_entry, result=after, skipped_secrets=[], not_restored=[])

@@ -8,6 +8,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlsplit
 
 from django import template
 from django.conf import settings
@@ -107,6 +108,19 @@ STATUS_BADGES = {
     "schema_error": ("badge--error", "Schema error"),
     "missing": ("badge--error", "Not found"),
 }
+
+
+@register.filter
+def web_link(url: object) -> str:
+    """``url`` when it is an http(s) address, else "": a schema's docs_url becomes a link only then
+    (a plugin's ``javascript:`` or ``file:`` URL is not followed from the panel)."""
+    if not isinstance(url, str):
+        return ""
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return ""
+    return url.strip() if parts.scheme in ("http", "https") and parts.netloc else ""
 
 
 @register.filter

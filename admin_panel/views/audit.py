@@ -1,4 +1,5 @@
-"""The audit log: who changed what, filters, exports, and the revert of a provider-settings change.
+"""The audit log: who changed what, filters, exports, and the revert of a settings change
+(provider settings or the memory settings).
 
 Viewers and staff see everything here; only staff may revert. Exports respect the filters.
 """
@@ -18,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 import provider_schemas
-from admin_panel.localisation import localise_message
+from admin_panel.localisation import localise_message, not_ready_message
 from admin_panel.models import AuditEntry
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import audit as selectors
@@ -100,14 +101,17 @@ def _revert_status(entry: AuditEntry) -> dict[str, Any]:
         "values": plan.values,
         "clear": plan.clear,
         "not_restored": plan.not_restored,
+        "provider_change": getattr(plan, "provider_change", None),
     }
 
 
 def _revert_error_text(exc: BaseException, *, home: Path) -> str:
     if isinstance(exc, revert_service.RevertRefused):
         return localise_message(exc.message)
+    if isinstance(exc, provider_schemas.NotReady):
+        return not_ready_message(exc)
     if isinstance(exc, provider_schemas.ValidationFailed):
-        problems = "; ".join(exc.errors.values())
+        problems = "; ".join(localise_message(text) for text in exc.errors.values())
         return _("The old values are not valid any more: %(problems)s.") % {"problems": problems}
     if isinstance(exc, provider_schemas.StorageParseError):
         return localise_message(exc.detail)
@@ -160,6 +164,7 @@ def audit_detail(request: HttpRequest, pk: int) -> HttpResponse:
 _STATUS_FOR = {
     revert_service.RevertRefused: 409,
     provider_schemas.ValidationFailed: 400,
+    provider_schemas.NotReady: 409,
     provider_schemas.StorageParseError: 409,
     provider_schemas.SchemaLoadError: 409,
     provider_schemas.UnknownProvider: 404,
@@ -178,6 +183,7 @@ def audit_revert(request: HttpRequest, pk: int) -> HttpResponse:
     except (
         revert_service.RevertRefused,
         provider_schemas.ValidationFailed,
+        provider_schemas.NotReady,
         provider_schemas.StorageParseError,
         provider_schemas.SchemaLoadError,
         provider_schemas.UnknownProvider,

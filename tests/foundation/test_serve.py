@@ -132,3 +132,14 @@ def test_it_says_the_port_is_taken_without_printing_a_sign_in_link(tmp_path):
     assert server.process.returncode != 0
     assert f"Cannot listen on 127.0.0.1:{port}" in server.output
     assert "/accounts/first-run/" not in server.output
+
+
+def test_it_serves_a_demo_whose_user_profile_is_in_the_state_asked_for(tmp_path):
+    demo = tmp_path / "demo"
+    with running_server(hermes_home=tmp_path / "unused", data_dir=tmp_path / "unused-data",
+                        extra_args=("--demo", str(demo), "--demo-state", "unreadable")) as server:
+        server.wait_for_line("serving on")
+
+    assert "Demo state unreadable: USER.md is not valid UTF-8" in server.output
+    with pytest.raises(UnicodeDecodeError):
+        (demo / "memories" / "USER.md").read_bytes().decode("utf-8")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from admin_panel.demo import seed_demo_home
@@ -60,6 +62,14 @@ def test_it_offers_the_language_switcher_on_every_page_labelled_and_marked_with_
     assert '<label for="language-select"' in text
     assert '<option value="zh-hans" lang="zh-hans"' in text
     assert '<option value="en" lang="en"' in text
+
+
+@pytest.mark.parametrize("accept", ["en", "zh-CN"])
+def test_it_names_each_language_in_that_language_whatever_the_page_language(client, home, accept):
+    text = client.get("/accounts/login/", headers={"accept-language": accept}).content.decode()
+
+    assert re.search(r'<option value="en" lang="en"[^>]*>English</option>', text)
+    assert re.search(r'<option value="zh-hans" lang="zh-hans"[^>]*>简体中文</option>', text)
 
 
 def test_it_translates_the_navigation_and_pages_for_a_signed_in_reader(owner_client, home, zh):

@@ -96,6 +96,40 @@ def test_it_never_leaves_a_store_over_its_budget(limit: int, operations: list[tu
                 assert char_count(parse_entries(decode_store_bytes(path.read_bytes()))) <= limit
 
 
+def _match(entries: list[str], old_text: str) -> int | None:
+    """The spec's matching, written independently: an entry equal to ``old_text`` wins; otherwise
+    the entries containing it must all be the same text (the first is used)."""
+    if old_text in entries:
+        return entries.index(old_text)
+    hits = [index for index, entry in enumerate(entries) if old_text in entry]
+    if not hits or len({entries[index] for index in hits}) > 1:
+        return None
+    return hits[0]
+
+
+def _batch_model(entries: list[str], operations: list[dict]) -> list[str] | None:
+    """The entries after applying every operation in order, or None if one of them cannot apply."""
+    working = list(entries)
+    for op in operations:
+        action, content, old_text = op["action"], (op.get("content") or "").strip(), (op.get("old_text") or "").strip()
+        if action == "add":
+            if not content:
+                return None
+            if content not in working:
+                working.append(content)
+            continue
+        if action not in ("replace", "remove") or not old_text or (action == "replace" and not content):
+            return None
+        index = _match(working, old_text)
+        if index is None:
+            return None
+        if action == "replace":
+            working[index] = content
+        else:
+            del working[index]
+    return working
+
+
 @FAST
 @given(ENTRY_LISTS, st.integers(min_value=0, max_value=80), OPERATION.filter(lambda op: op[0] == "batch"))
 def test_it_applies_a_batch_completely_or_not_at_all(entries: list[str], limit: int, operation: tuple) -> None:
@@ -110,9 +144,53 @@ def test_it_applies_a_batch_completely_or_not_at_all(entries: list[str], limit: 
         after = os.stat(path)
         if result["success"]:
             assert result["message"] == f"Applied {len(operation[1])} operation(s)."
-            assert path.read_bytes() == serialise(store.memory_entries).encode("utf-8")
-            assert char_count(store.memory_entries) <= limit
+            expected = _batch_model(entries, operation[1])
+            assert expected is not None, "the batch succeeded where one of its operations cannot apply"
+            assert store.memory_entries == expected  # every operation, in order: "all"
+            assert path.read_bytes() == serialise(expected).encode("utf-8")
+            assert char_count(expected) <= limit
         else:
             assert path.read_bytes() == serialise(entries).encode("utf-8")
             assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
             assert store.memory_entries == entries
+
+
+@st.composite
+def _batches_on_existing_entries(draw: st.DrawFn) -> tuple[list[str], list[dict]]:
+    """Entries plus a batch whose old_text are entries or pieces of them, so most batches apply."""
+    entries = draw(st.lists(ENTRY, min_size=1, max_size=6, unique=True))
+    operations = []
+    for _ in range(draw(st.integers(min_value=1, max_value=4))):
+        action = draw(st.sampled_from(["add", "replace", "remove"]))
+        source = draw(st.sampled_from(entries))
+        start = draw(st.integers(min_value=0, max_value=len(source) - 1))
+        old_text = source[start : draw(st.integers(min_value=start + 1, max_value=len(source)))]
+        operation = {"action": action, "old_text": old_text}
+        if action != "remove":
+            operation["content"] = draw(ENTRY)
+        operations.append(operation)
+    return entries, operations
+
+
+@FAST
+@given(_batches_on_existing_entries(), st.integers(min_value=0, max_value=60))
+def test_it_applies_every_operation_of_a_successful_batch_in_order(batch: tuple, headroom: int) -> None:
+    entries, operations = batch
+    limit = char_count(entries) + headroom  # a store within its budget, as the drift guard requires
+    with tempfile.TemporaryDirectory() as root:
+        path = Path(root) / "memories" / "MEMORY.md"
+        path.parent.mkdir()
+        path.write_bytes(serialise(entries).encode("utf-8"))
+        store = MemoryStore(root, limit, 300)
+        store.load_from_disk()
+        result = store.apply_batch("memory", operations)
+        expected = _batch_model(entries, operations)
+        on_disk = parse_entries(decode_store_bytes(path.read_bytes()))
+        if expected is not None and char_count(expected) <= limit:
+            assert result["success"], result
+            assert store.memory_entries == expected
+            # A replace can make two entries equal; reading the file back keeps one (as the agent).
+            assert on_disk == list(dict.fromkeys(expected))
+        else:
+            assert not result["success"]
+            assert on_disk == entries

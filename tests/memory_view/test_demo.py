@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from admin_panel.demo import seed_demo_home
+from admin_panel.demo_memory import apply_demo_state
 from memory_core import list_pending
 from memory_core.state import list_backups, read_all_states
 
@@ -42,3 +43,36 @@ def test_it_renders_every_demo_page(owner_client, home):
         f"/memory/memory/backups/{backup}/",
     ):
         assert owner_client.get(path).status_code == 200, path
+
+
+@pytest.mark.parametrize(
+    ("state", "badge"),
+    [
+        ("disabled", "Disabled by config"),
+        ("missing", "Missing"),
+        ("unreadable", "Unreadable"),
+        ("drift", "Drift detected"),
+        ("over-budget", "Over budget"),
+    ],
+)
+def test_it_puts_the_demo_user_profile_in_each_state_on_request(owner_client, home, state, badge):
+    seed_demo_home(home)
+
+    apply_demo_state(home, state)
+
+    user = read_all_states(home=home)["user"]
+    memory = read_all_states(home=home)["memory"]
+    assert user.status != "ok" or user.over_budget or not user.enabled
+    assert memory.status == "ok"  # the rest of the demo stays usable
+    response = owner_client.get("/memory/")
+    assert response.status_code == 200
+    user_column = response.content.decode().split('id="store-user"', 1)[1]
+    assert f">{badge}</span>" in user_column
+
+
+def test_it_refuses_a_demo_state_without_the_demo(tmp_path):
+    from django.core.management import call_command
+    from django.core.management.base import CommandError
+
+    with pytest.raises(CommandError, match="only with --demo"):
+        call_command("serve", "--demo-state", "drift")

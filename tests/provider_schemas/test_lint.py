@@ -190,3 +190,48 @@ def test_it_lints_any_ill_typed_declaration_without_raising(fields: object) -> N
     assert all(f.severity in {"error", "warning"} for f in findings)
     if not isinstance(fields, (tuple, list)):
         assert any(f.severity == "error" for f in findings)  # the declaration checks report it
+
+
+def _lint_fields(*fields: ProviderField) -> list[str]:
+    return [f.message for f in lint(ProviderConfigSchema(name="demo", label="Demo", fields=fields), name="demo")]
+
+
+MODE = ProviderField("mode", "Mode", kind=KIND_SELECT, default="a", options=OPTS)
+
+
+@pytest.mark.parametrize(
+    ("fields", "fragment"),
+    [
+        ((ProviderField("api_key", "API key"),), "'api_key': the key looks like a credential"),
+        ((ProviderField("apiKey", "API key", kind=KIND_JSON),), "'apiKey': the key looks like a credential"),
+        ((ProviderField("client_secret", "Client"),), "'client_secret': the key looks like a credential"),
+        ((ProviderField("token", "Token", kind=KIND_SECRET),), "'token': a secret without env_key"),
+        ((ProviderField("url", " "),), "'url': empty label"),
+        ((MODE, ProviderField("url", "URL", when={"mode": "c"})), "'url': when expects 'mode' to be 'c'"),
+        (
+            (ProviderField("a", "A", kind=KIND_SECRET, env_key="X_KEY"),
+             ProviderField("b", "B", kind=KIND_SECRET, env_key="X_KEY")),
+            "'b': env var X_KEY is also the env_key of field 'a'",
+        ),
+    ],
+)
+def test_it_reports_each_advice_rule_when_it_applies(fields, fragment) -> None:
+    assert any(fragment in message for message in _lint_fields(*fields)), _lint_fields(*fields)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        (ProviderField("key_prefix", "Key prefix"),),  # mentions a key, names none
+        (ProviderField("token_budget", "Token budget", kind=KIND_NUMBER, default="500"),),
+        (ProviderField("secret_sauce_enabled", "Secret sauce", kind=KIND_BOOL),),
+        (ProviderField("max_tokens", "Max tokens"),),
+        (ProviderField("api_key", "API key", kind=KIND_SECRET, env_key="DEMO_API_KEY"),),
+        (ProviderField("url", "URL"),),
+        (MODE, ProviderField("url", "URL", when={"mode": "b"})),
+        (ProviderField("a", "A", kind=KIND_SECRET, env_key="A_KEY"),
+         ProviderField("b", "B", kind=KIND_SECRET, env_key="B_KEY")),
+    ],
+)
+def test_it_stays_quiet_about_the_near_misses_of_each_advice_rule(fields) -> None:
+    assert _lint_fields(*fields) == []

@@ -94,7 +94,7 @@ def test_it_shows_and_hides_fields_that_depend_on_the_mode(signed_in_page, live_
     llm = page.get_by_label("LLM provider")
     summary = page.locator("#hidden-summary")
     assert not llm.is_visible()
-    assert "7 settings hidden (shown when mode = local_embedded)" in summary.inner_text()
+    assert "7 settings hidden (shown when Mode is Local Embedded)" in summary.inner_text()
 
     page.get_by_label("Mode", exact=True).select_option("local_embedded")
     llm.wait_for(state="visible")

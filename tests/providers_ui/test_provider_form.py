@@ -244,7 +244,7 @@ def test_it_asks_for_a_new_secret_again_when_the_held_value_is_gone(owner_client
 def test_it_lists_hidden_fields_with_a_note_and_ignores_their_values(owner_client, kinds):
     html, fields = open_form(owner_client, "kinds")
     assert "Only used when Mode is Beta." in html
-    assert "1 setting hidden (shown when mode = b). Its stored value is kept." in html
+    assert "1 setting hidden (shown when Mode is Beta). Its stored value is kept." in html
 
     reviewed = review(owner_client, "kinds", fields, **{"v:beta_only": "x", "v:size": "2"}).content.decode()
 
@@ -309,3 +309,37 @@ def test_it_flags_shadowed_plugins_with_the_reason(owner_client, home):
 def test_it_answers_404_for_unknown_or_invalid_provider_names(owner_client, home):
     assert owner_client.get(PAGE.format("nope")).status_code == 404
     assert owner_client.get("/providers/hind.sight/").status_code == 404
+
+
+# --- documentation links ---------------------------------------------------------------------------
+
+DOCS_SCHEMA = """from plugins.memory.config_schema import ProviderConfigSchema, ProviderField
+
+CONFIG_SCHEMA = ProviderConfigSchema(
+    name="docsy",
+    label="Docsy",
+    docs_url={url!r},
+    fields=(ProviderField("url", "URL"),),
+)
+"""
+
+
+def test_it_links_a_providers_documentation_from_its_card_and_page(owner_client, home):
+    honcho_docs = 'href="https://docs.honcho.dev/v3/guides/integrations/hermes" rel="noopener noreferrer"'
+
+    card = owner_client.get("/providers/").content.decode().split('id="provider-honcho"', 1)[1].split("</li>", 1)[0]
+    page = owner_client.get("/providers/honcho/").content.decode()
+
+    assert honcho_docs in card and "Documentation" in card
+    assert honcho_docs in page and "configuration reference" in page
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "file:///etc/passwd", "//evil.example/x", "data:text/html,x"])
+def test_it_does_not_link_a_documentation_address_that_is_not_a_web_page(owner_client, home, url):
+    user_plugin(home, "docsy", DOCS_SCHEMA.format(url=url))
+
+    card = owner_client.get("/providers/").content.decode().split('id="provider-docsy"', 1)[1].split("</li>", 1)[0]
+    page = owner_client.get("/providers/docsy/").content.decode()
+
+    assert "Documentation" not in card and url not in card
+    assert "configuration reference" not in page and f'href="{url}"' not in page

@@ -12,6 +12,8 @@ from django.conf import settings
 from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from admin_panel.demo_memory import DEMO_STATES, apply_demo_state
+
 LOOPBACK = "127.0.0.1"
 
 
@@ -31,6 +33,12 @@ class Command(BaseCommand):
             help="Seed a demo HERMES_HOME (a new temporary folder, or PATH) and serve it.",
         )
         parser.add_argument(
+            "--demo-state",
+            choices=sorted(DEMO_STATES),
+            help="With --demo: put the demo's USER.md in this state (one per demo home): "
+            + "; ".join(f"{name}: {what}" for name, what in DEMO_STATES.items()),
+        )
+        parser.add_argument(
             "--schema-dir",
             action="append",
             default=[],
@@ -42,6 +50,8 @@ class Command(BaseCommand):
         if options["demo"] is not None:
             self._restart_in_demo_home(options)
             return
+        if options["demo_state"]:
+            raise CommandError("--demo-state works only with --demo.")
         if options["schema_dir"]:
             settings.PANEL_SCHEMA_PREVIEW_DIRS = [
                 *settings.PANEL_SCHEMA_PREVIEW_DIRS,
@@ -62,6 +72,12 @@ class Command(BaseCommand):
         )
         seed_demo_home(target)
         self.stdout.write(f"Demo HERMES_HOME seeded at {target}")
+        if options["demo_state"]:
+            try:
+                described = apply_demo_state(target, options["demo_state"])
+            except (OSError, ValueError) as exc:
+                raise CommandError(f"Cannot apply the demo state: {exc}") from exc
+            self.stdout.write(f"Demo state {options['demo_state']}: {described}")
         env = {**os.environ, "HERMES_HOME": str(target), "PANEL_DATA_DIR": str(target / "panel")}
         argv = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "serve",
                 "--host", options["host"], "--port", str(options["port"]), "--threads", str(options["threads"])]
