@@ -9,13 +9,9 @@ wins; a user directory it hides is reported as shadowed. Nothing here imports pl
 from __future__ import annotations
 
 import json
-import os
-import threading
-from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import yaml
 
@@ -24,6 +20,7 @@ from provider_schemas.errors import SchemaLoadError
 from provider_schemas.homes import display_path
 from provider_schemas.loader import load_schema
 from provider_schemas.names import check_provider_name, is_provider_name
+from provider_schemas.read_cache import per_file_version
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 BUNDLED_PROVIDERS = (
@@ -120,61 +117,6 @@ def _read_text(path: Path, limit: int | None = None) -> str | None:
             return handle.read(limit) if limit is not None else handle.read()
     except OSError:
         return None
-
-
-def home_display_path(path: Path, *, home: Path) -> str:
-    """``display_path(path, home=home)``, answered without touching the disk when ``path`` lies
-    lexically inside ``home`` (that is the first case display_path tries, so the text is the same;
-    it resolves symlinks only for the other cases)."""
-    try:
-        text = Path(path).relative_to(Path(home)).as_posix()
-    except ValueError:
-        return display_path(path, home=home)
-    return text
-
-
-# The small files every discovery reads (each plugin's ``__init__.py`` for the marker test, its
-# ``plugin.yaml``, a bundled ``provider.json``) are worked out once per version of the file: the
-# result is kept with the stat signature it was read under. An edited or replaced file has another
-# signature (an atomic replace: another inode; an edit in place: another mtime/ctime, and usually
-# size), so the next discovery reads it again.
-_FILE_CACHE_SIZE = 8192  # entries (one per file and kind), least recently used dropped first
-_file_cache_lock = threading.Lock()
-_file_cache: OrderedDict[tuple[str, str], tuple[tuple[int, ...], Any]] = OrderedDict()
-_T = TypeVar("_T")
-
-
-def file_signature(st: os.stat_result) -> tuple[int, ...]:
-    return (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
-
-
-def clear_read_caches() -> None:
-    """Forget every reused read: the next discovery reads each file again."""
-    with _file_cache_lock:
-        _file_cache.clear()
-
-
-def per_file_version(kind: str, path: Path, compute: Callable[[Path], _T]) -> _T:
-    """``compute(path)``, reused while ``path`` keeps the stat signature it had when computed.
-    ``kind`` names what is computed (one file can serve several kinds). The value is shared by
-    every caller: it must not be changed."""
-    try:
-        signature = file_signature(os.stat(path))
-    except OSError:
-        return compute(path)  # absent or unreadable: cheap, and nothing to key on
-    key = (kind, str(path))
-    with _file_cache_lock:
-        hit = _file_cache.get(key)
-        if hit is not None and hit[0] == signature:
-            _file_cache.move_to_end(key)
-            return hit[1]
-    value = compute(path)
-    with _file_cache_lock:
-        _file_cache[key] = (signature, value)
-        _file_cache.move_to_end(key)
-        while len(_file_cache) > _FILE_CACHE_SIZE:
-            _file_cache.popitem(last=False)
-    return value
 
 
 def _has_marker(init_file: Path) -> bool:
@@ -285,7 +227,7 @@ def _user_entry(home: Path, directory: Path) -> ProviderEntry:
     schema_file = directory / SCHEMA_FILE
     if not schema_file.is_file():
         return ProviderEntry(name, name, description, "user", directory, None, setup=setup, path=rel)
-    schema, error = _load(schema_file, name=name, display=home_display_path(schema_file, home=home))
+    schema, error = _load(schema_file, name=name, display=display_path(schema_file, home=home))
     label = schema.label if schema is not None and schema.label else name
     return ProviderEntry(name, label, description, "user", directory, schema_file, schema, error, setup, rel)
 

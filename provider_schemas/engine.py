@@ -22,10 +22,10 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
-from provider_schemas.discovery import home_display_path, per_file_version
 from provider_schemas.envfile import EnvDoc, read_env
 from provider_schemas.errors import SecretStoreUnavailable
-from provider_schemas.homes import expand_location
+from provider_schemas.homes import display_path, expand_location
+from provider_schemas.read_cache import per_file_version
 from provider_schemas.secret_stores import KEYRING, SECRET_STORES
 from provider_schemas.secret_stores.keyring_store import KeyringStore
 from provider_schemas.storage import honcho as honcho_storage
@@ -173,7 +173,7 @@ class Model:
         schema = self.schema
         rel = f"{schema.name}/config.json" if schema.storage == STORAGE_FLAT_JSON else schema.storage_path
         self.primary_path = self.home / rel
-        self.primary_label = home_display_path(self.primary_path, home=self.home)
+        self.primary_label = display_path(self.primary_path, home=self.home)
         doc = read_json_doc(self.primary_path, label=self.primary_label)
         self._take_primary(doc)
         if not doc.exists:

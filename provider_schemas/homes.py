@@ -65,17 +65,27 @@ def display_path(path: Path, *, home: Path) -> str:
     """``path`` relative to ``home`` when inside it, else ``~/…`` when inside the user's home
     directory, else absolute. Used in every message and payload."""
     path = Path(path)
+
+    def pairs(base: Path):
+        # Lexical first; symlinks are resolved only when that fails (every page asks, mostly for
+        # paths inside the home).
+        yield path, base
+        real_base = Path(os.path.realpath(base))
+        yield path, real_base
+        real_path = Path(os.path.realpath(path))
+        yield real_path, base
+        yield real_path, real_base
+
     for base, prefix in ((Path(home), ""), (Path.home(), "~/")):
-        for candidate in (path, Path(os.path.realpath(path))):
-            for b in (base, Path(os.path.realpath(base))):
-                try:
-                    rel = candidate.relative_to(b)
-                except ValueError:
-                    continue
-                text = rel.as_posix()
-                if text == ".":
-                    return prefix.rstrip("/") or "."
-                return prefix + text
+        for candidate, b in pairs(base):
+            try:
+                rel = candidate.relative_to(b)
+            except ValueError:
+                continue
+            text = rel.as_posix()
+            if text == ".":
+                return prefix.rstrip("/") or "."
+            return prefix + text
     return path.as_posix()
 
 

@@ -222,13 +222,15 @@ def save_memory_settings(
             order = [k for k in MEMORY_KEYS if k in errors] + [k for k in errors if k not in MEMORY_KEYS]
             raise ValidationFailed({k: errors[k] for k in order})
         if sets.get("provider"):
-            _check_ready(home=home, name=sets["provider"], secret_store=secret_store)
+            check_ready(home=home, name=sets["provider"], secret_store=secret_store)
         if sets or deletes:
             _commit_memory(home, doc, sets, tuple(deletes))
         return read_memory_settings(home=home)
 
 
-def _check_ready(*, home: Path, name: str, secret_store: str) -> None:
+def check_ready(*, home: Path, name: str, secret_store: str) -> None:
+    """The activation rules (§8.2) for ``name``, without writing: raises ``UnknownProvider`` (not
+    installed, or the built-in name) or ``NotReady`` (schema fails to load, required secrets missing)."""
     from provider_schemas.state import read_provider
 
     try:
@@ -257,7 +259,7 @@ def activate(*, home: Path, name: str, secret_store: str = ENV_FILE) -> str:
     if not wanted:
         return deactivate(home=home)
     with home_lock(home):
-        _check_ready(home=home, name=wanted, secret_store=secret_store)
+        check_ready(home=home, name=wanted, secret_store=secret_store)
         doc = read_yaml_doc(_path(home))
         problem = _parse_problem(doc)
         if problem is not None:

@@ -18,7 +18,7 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
-from provider_schemas.discovery import ProviderEntry, get_provider, per_file_version
+from provider_schemas.discovery import ProviderEntry, get_provider
 from provider_schemas.engine import (
     SOURCE_ALIAS,
     SOURCE_DEFAULT,
@@ -31,6 +31,7 @@ from provider_schemas.engine import (
 )
 from provider_schemas.errors import SchemaLoadError, UnknownProvider
 from provider_schemas.names import normalise_active_provider
+from provider_schemas.read_cache import per_file_version
 from provider_schemas.secret_stores import ENV_FILE
 from provider_schemas.storage.yaml_doc import read_yaml_doc
 from provider_schemas.traps import placeholder, provider_warnings

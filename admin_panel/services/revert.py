@@ -379,25 +379,6 @@ def build_memory_revert(*, entry: AuditEntry) -> MemoryRevertPlan:
     return plan
 
 
-def _check_activation(*, home: Path, name: str) -> None:
-    """Preview of the activation rules for the detail page (the save checks them again):
-    raises ``RevertRefused`` for a provider that is gone, ``provider_schemas.NotReady`` for one
-    missing required secrets or failing to load."""
-    try:
-        found = provider_schemas.get_provider(home=home, name=name)
-    except provider_schemas.InvalidProviderName:
-        found = None
-    if found is None or found.name == provider_schemas.BUILTIN_NAME:
-        raise RevertRefused(_unknown_provider(name))
-    if found.load_error is not None:
-        raise provider_schemas.NotReady(name, status="schema_error", schema_error=found.load_error)
-    if found.schema is None:
-        return
-    state = provider_schemas.read_provider(home=home, name=name, secret_store=secret_store_for(home=home))
-    if state.missing_secrets:
-        raise provider_schemas.NotReady(name, status="needs_config", missing_secrets=state.missing_secrets)
-
-
 def _unknown_provider(name: str) -> str:
     return _("The memory provider %(name)s is not installed any more, so it cannot be made active again.") % {
         "name": name
@@ -408,7 +389,12 @@ def check_memory_revert(*, entry: AuditEntry) -> MemoryRevertPlan:
     """Build a memory-settings revert and check the activation rules; nothing is written."""
     plan = build_memory_revert(entry=entry)
     if plan.provider_change is not None and plan.provider_change[1]:
-        _check_activation(home=plan.home, name=plan.provider_change[1])
+        # A preview for the detail page; the save checks the same rules again.
+        name = plan.provider_change[1]
+        try:
+            provider_schemas.check_ready(home=plan.home, name=name, secret_store=secret_store_for(home=plan.home))
+        except provider_schemas.UnknownProvider:
+            raise RevertRefused(_unknown_provider(name)) from None
     return plan
 
 
