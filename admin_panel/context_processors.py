@@ -8,12 +8,24 @@ from admin_panel.home import current_home
 from admin_panel.permissions import can_change, can_view
 
 # (url name, label, who may open it). Only pages the user may open are linked.
+# (URL name, label, what the page is for (the overview's cards), who may open it)
 _NAV_ITEMS = (
-    ("providers", _("Providers"), can_view),
-    ("memory", _("Memory"), can_view),
-    ("memory_settings", _("Settings"), can_view),
-    ("schema_preview", _("Schema preview"), can_change),
-    ("audit", _("Audit"), can_view),
+    ("providers", _("Providers"), _("Configure each memory provider's settings and choose the active one."), can_view),
+    (
+        "memory",
+        _("Memory"),
+        _("Read, add, edit and delete what the agent remembers; review blocked entries and pending writes."),
+        can_view,
+    ),
+    (
+        "memory_settings",
+        _("Settings"),
+        _("Turn the built-in memory stores on or off and set their size limits and write approval."),
+        can_view,
+    ),
+    ("schema_preview", _("Schema preview"), _("Preview and check a provider's config_schema.py as you write it."),
+     can_change),
+    ("audit", _("Audit"), _("Who changed what, and when; revert a settings change."), can_view),
 )
 
 
@@ -24,14 +36,16 @@ def navigation(request: HttpRequest) -> dict[str, object]:
     if user is None or not user.is_authenticated:
         return {"nav_items": []}
     items = []
-    for url_name, label, allowed in _NAV_ITEMS:
+    for url_name, label, description, allowed in _NAV_ITEMS:
         if not allowed(user):
             continue
         try:
             url = reverse(url_name)
         except NoReverseMatch:
             continue
-        items.append({"url": url, "label": label, "current": request.path.startswith(url)})
+        items.append(
+            {"url": url, "label": label, "description": description, "current": request.path.startswith(url)}
+        )
     context: dict[str, object] = {"nav_items": items}
     if can_view(user):
         context["hermes_home_display"] = str(current_home())

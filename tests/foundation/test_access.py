@@ -71,6 +71,14 @@ def test_it_shows_the_home_page_to_a_signed_in_user(owner_client):
     assert b"Overview" in response.content
 
 
+def test_it_says_on_the_overview_what_each_page_it_may_open_is_for(viewer_client, home):
+    html = viewer_client.get("/").content.decode()
+
+    assert "revert a settings change" in html
+    assert "review blocked entries and pending writes" in html
+    assert "as you write it" not in html  # the schema preview is staff-only
+
+
 def test_it_signs_in_through_the_standard_login_form(client, owner):
     from tests.conftest import PASSWORD
 
