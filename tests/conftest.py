@@ -9,8 +9,17 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import settings as hypothesis_settings
 
 from provider_schemas.locks import recover
+
+# Under CI=true every property test draws the same examples on every run (a seed derived from the
+# test itself), with no example database and with the health checks on, so a red run is
+# reproduced by running the same test again; `print_blob` puts the failing example's
+# @reproduce_failure line in the log.
+hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+if os.environ.get("CI", "").lower() == "true":
+    hypothesis_settings.load_profile("ci")
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -23,6 +32,9 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS_DIR = Path(__file__).resolve().parent.parent / "test-artifacts"
+# Browser tests wait on conditions (an element, a URL, a request), never for a length of time. This
+# bound only stops a hang, so it is far above what a loaded 2-core machine ever needs.
+BROWSER_TIMEOUT_MS = 30_000
 PASSWORD = "correct horse battery staple"
 
 
@@ -145,8 +157,9 @@ def browser() -> Iterator[object]:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"Browser tests must run in CI: {reason}")
         pytest.skip(reason)
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=BROWSER_TIMEOUT_MS)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
         yield chromium
@@ -157,7 +170,7 @@ def browser() -> Iterator[object]:
 def page(browser, request) -> Iterator[object]:
     """A fresh browser context and page; on failure a screenshot is kept in test-artifacts/."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     page = context.new_page()
     yield page
     outcome = getattr(request.node, "rep_call", None)

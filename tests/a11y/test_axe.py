@@ -19,7 +19,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 from admin_panel.demo import seed_demo_home
 from tests.a11y.axe_check import axe_violations, format_violations
-from tests.conftest import screenshot
+from tests.conftest import BROWSER_TIMEOUT_MS, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -315,7 +315,7 @@ def contexts(browser) -> Iterator[dict[str, object]]:
     made: dict[str, object] = {}
     for language, locale in LANGUAGES.items():
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
-        context.set_default_timeout(10_000)
+        context.set_default_timeout(BROWSER_TIMEOUT_MS)
         made[language] = context
     yield made
     for context in made.values():

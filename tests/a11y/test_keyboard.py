@@ -15,7 +15,7 @@ from django.test import Client
 from admin_panel.demo import seed_demo_home
 from memory_core import DELIMITER, parse_entries, scan_for_threats
 from tests.a11y.keyboard import assert_visible_focus, focused, reset_order, tab_to
-from tests.conftest import screenshot
+from tests.conftest import BROWSER_TIMEOUT_MS, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def keyboard_page(browser, live_server, home, owner):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     client = Client()
     client.force_login(owner)
     host = live_server.url.split("://", 1)[1].split(":")[0]

@@ -95,22 +95,17 @@ def test_it_still_renders_every_page_and_says_what_is_wrong(owner_client, home, 
         assert MESSAGE in settings_page
 
 
-def test_it_refuses_a_huge_config_yaml_quickly_without_writing(owner_client, home):
-    import time
-
+def test_it_refuses_a_huge_config_yaml_by_its_size_without_writing(owner_client, home):
     filler = b"  - 'xxxxxxxxxxxxxxxxxxxxxxxxx'\n" * 400_000  # 12 MB
     (home / "config.yaml").write_bytes(b"memory:\n  provider: ''\nfiller:\n" + filler)
     before = snapshot(home)
 
-    started = time.monotonic()
     response = api_put(owner_client, "/api/memory/provider", {"provider": "holographic"})
     pages = [owner_client.get(url) for url in ("/settings/", "/memory/", "/providers/byterover/")]
-    elapsed = time.monotonic() - started
 
     assert_refused(response, "config.yaml", "larger than", statuses=(409,))
     assert [page.status_code for page in pages] == [200, 200, 200]
     assert_unchanged(home, before)
-    assert elapsed < 30
 
 
 def test_it_survives_a_billion_laughs_config_yaml(owner_client, home):

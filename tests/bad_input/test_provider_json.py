@@ -106,19 +106,14 @@ def test_it_refuses_a_directory_where_the_file_should_be(owner_client, home):
     assert owner_client.get("/providers/mem0/").status_code == 200
 
 
-def test_it_refuses_a_huge_settings_file_quickly(owner_client, home):
-    import time
-
+def test_it_refuses_a_huge_settings_file_by_its_size(owner_client, home):
     data = json.dumps({"agent_id": "a", "filler": ["x" * 64] * 60_000}).encode()
     _place(home, "mem0", data)
     before = snapshot(home)
 
-    started = time.monotonic()
     response = api_put(owner_client, "/api/memory/providers/mem0/config", {"values": {"agent_id": "a2"}})
     page = owner_client.get("/providers/mem0/")
-    elapsed = time.monotonic() - started
 
     assert_refused(response, "mem0.json", statuses=(409, 413))
     assert page.status_code == 200
     assert_unchanged(home, before)
-    assert elapsed < 20

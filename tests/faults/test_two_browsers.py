@@ -10,14 +10,14 @@ import pytest
 from playwright.sync_api import expect
 
 from admin_panel.models import AuditEntry
-from tests.conftest import PASSWORD, screenshot
+from tests.conftest import BROWSER_TIMEOUT_MS, PASSWORD, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 def _signed_in(browser, live_server, username: str, scheme: str = "light"):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US", color_scheme=scheme)
-    context.set_default_timeout(15_000)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     page = context.new_page()
     page.goto(f"{live_server.url}/accounts/login/")
     page.get_by_label("Username").fill(username)

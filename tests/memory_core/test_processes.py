@@ -27,13 +27,16 @@ ENTRY = re.compile(r"entry (\d+)-(\d+) len=(\d+) (é*) end!?")
 
 def _run_adders(home: Path, with_deleter: bool) -> tuple[list[str], list[str]]:
     start, stop, results = SPAWN.Event(), SPAWN.Event(), SPAWN.Queue()
+    # With the deleter, the adders wait halfway until it has deleted something, so it always
+    # runs while they add, whichever process the machine happens to run faster.
+    deleted_one = SPAWN.Event() if with_deleter else None
     adders = [
-        SPAWN.Process(target=workers.adder, args=(str(home), worker, ADDS_PER_WORKER, start, results))
+        SPAWN.Process(target=workers.adder, args=(str(home), worker, ADDS_PER_WORKER, start, results, deleted_one))
         for worker in range(4)
     ]
     processes = list(adders)
     if with_deleter:
-        processes.append(SPAWN.Process(target=workers.deleter, args=(str(home), start, stop, results, 7)))
+        processes.append(SPAWN.Process(target=workers.deleter, args=(str(home), start, stop, results, 7, deleted_one)))
     for process in processes:
         process.start()
     start.set()
@@ -109,7 +112,9 @@ def test_it_never_leaves_a_torn_file_when_the_writer_is_killed(home: Path) -> No
         assert writer.stdout.readline() == "ready\n"
         writer.stdin.write("go\n")
         writer.stdin.flush()
-        # Up to 40 ms of writing: dozens of writes, so kills land at every stage of one.
+        assert writer.stdout.readline() == "writing\n"  # its first write is on disk
+        # Then up to 40 ms more: kills land at every stage of a write (which one is luck, and
+        # every one of them must leave the file whole).
         time.sleep(rng.uniform(0.0, 0.04))
         writer.send_signal(signal.SIGKILL)
         writer.wait(30)

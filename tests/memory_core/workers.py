@@ -15,13 +15,19 @@ from memory_core.store import MemoryStore
 BIG = 100_000
 
 
-def adder(home: str, worker: int, count: int, start: Any, results: Any) -> None:
-    """Add ``count`` distinct entries; report the ones the store said it saved."""
+def adder(home: str, worker: int, count: int, start: Any, results: Any, halfway: Any = None) -> None:
+    """Add ``count`` distinct entries; report the ones the store said it saved.
+
+    With ``halfway``, pause after half of them until that event is set: the test then knows that
+    something else (the deleter) ran while the adds were going on, however fast either is.
+    """
     store = MemoryStore(home, BIG, BIG)
     store.load_from_disk()
     start.wait(30)
     saved = []
     for index in range(count):
+        if halfway is not None and index == count // 2:
+            halfway.wait(120)
         text = f"worker {worker} entry {index:03d} ✓"
         result = store.add("memory", text)
         if result.get("success") and result.get("message") == "Entry added.":
@@ -29,8 +35,9 @@ def adder(home: str, worker: int, count: int, start: Any, results: Any) -> None:
     results.put(("adder", worker, saved))
 
 
-def deleter(home: str, start: Any, stop: Any, results: Any, seed: int) -> None:
-    """Delete random entries by exact text until told to stop; report what it deleted."""
+def deleter(home: str, start: Any, stop: Any, results: Any, seed: int, deleted_one: Any) -> None:
+    """Delete random entries by exact text until told to stop; report what it deleted. Sets
+    ``deleted_one`` after its first successful delete."""
     from memory_core.config import MemoryConfig
     from memory_core.services import delete_entries
 
@@ -47,6 +54,7 @@ def deleter(home: str, start: Any, stop: Any, results: Any, seed: int) -> None:
             result = delete_entries(home=home, target="memory", contents=chosen, config=config)
             if result.get("success"):
                 deleted.extend(chosen)
+                deleted_one.set()
         time.sleep(0.002)
     results.put(("deleter", -1, deleted))
 
@@ -64,6 +72,7 @@ def crash_writer(home: str, seed: int) -> None:
     sys.stdin.readline()
     store.load_from_disk()
     serial = 0
+    announced = False
     while True:
         serial += 1
         size = rng.randint(1, 300)
@@ -79,6 +88,10 @@ def crash_writer(home: str, seed: int) -> None:
         else:
             pair = [{"action": "add", "content": entry}, {"action": "add", "content": entry + "!"}]
             store.apply_batch("memory", pair)
+        if not announced:  # the first write is done: from here on a kill lands mid-writing
+            sys.stdout.write("writing\n")
+            sys.stdout.flush()
+            announced = True
 
 
 def rewrite_under_lock(home: str, text: str, ready: Any, release: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import multiprocessing
+import time
 
 import pytest
 
@@ -14,6 +15,14 @@ pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
 def _agent_entries(home) -> int:
     return sum(1 for entry in read_store(home, "memory") if entry.startswith("agent-"))
+
+
+def _wait_for_agent_entries_above(home, count: int) -> None:
+    """Until the agents have written more than ``count`` entries (bounded only against a hang)."""
+    give_up = time.monotonic() + 120
+    while _agent_entries(home) <= count:
+        assert time.monotonic() < give_up, "the agents stopped writing"
+        time.sleep(0.01)
 
 
 def test_it_loses_no_other_entry_while_two_writers_add_and_the_panel_deletes_20_blocked(owner_client, home):
@@ -42,8 +51,12 @@ def test_it_loses_no_other_entry_while_two_writers_add_and_the_panel_deletes_20_
         for ready in readies:
             assert ready.wait(30), "writer did not start"
         agents_before = _agent_entries(home)
-        # One confirmation per entry, as an admin clicking through the queue would.
-        for text in blocked:
+        # One confirmation per entry, as an admin clicking through the queue would. Every few
+        # deletes the test waits until the agents have written again, so the writes interleave
+        # with the deletes on any machine, fast or slow.
+        for number, text in enumerate(blocked):
+            if number % 5 == 0:
+                _wait_for_agent_entries_above(home, _agent_entries(home))
             response = owner_client.post("/memory/delete/", {"entry": [entry_ref("memory", text)]})
             assert response.status_code == 302
         agents_during = _agent_entries(home)

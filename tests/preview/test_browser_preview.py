@@ -34,11 +34,11 @@ def test_it_follows_the_file_as_it_is_saved_broken_and_fixed(signed_in_page, liv
 
     # No restart, no reload by hand (bench/preview_reload.py measures how fast this is).
     write_schema(schema, WITH_TOKEN)
-    page.get_by_label("Workspace").wait_for(timeout=3000)
+    page.get_by_label("Workspace").wait_for()
 
     write_schema(schema, BROKEN)
     alert = page.get_by_role("alert").filter(has_text="The schema does not load")
-    alert.wait_for(timeout=3000)
+    alert.wait_for()
     assert page.get_by_label("Mode").count() == 0  # the error replaced the form
     assert "SyntaxError" in alert.inner_text()
     # Python points at the line before the stray words; they show in the lines around it.
@@ -49,7 +49,7 @@ def test_it_follows_the_file_as_it_is_saved_broken_and_fixed(signed_in_page, liv
     screenshot(page, "preview-load-error")
 
     write_schema(schema, WITH_TOKEN)
-    page.get_by_label("Workspace").wait_for(timeout=3000)
+    page.get_by_label("Workspace").wait_for()
     assert page.get_by_role("alert").filter(has_text="The schema does not load").count() == 0
 
 

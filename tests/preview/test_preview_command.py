@@ -71,7 +71,7 @@ def test_it_serves_the_preview_of_that_file_and_follows_its_edits(page, tmp_path
 
         write_schema(schema, NOTES_SCHEMA.replace('"Result limit"', '"Maximum results"'))
         page.locator("summary", has_text="Other").click()  # stays open across the reload
-        page.get_by_label("Maximum results").wait_for(timeout=3000)
+        page.get_by_label("Maximum results").wait_for()
         screenshot(page, "preview-command")
     finally:
         process.terminate()

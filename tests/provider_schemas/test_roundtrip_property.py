@@ -11,16 +11,11 @@ from hypothesis import strategies as st
 
 from provider_schemas import read_provider, save_provider
 from provider_schemas.values import to_edit_string
+from tests.strategies import stripped_text
 
 from .conftest import install_plugin
 
-SAFE_TEXT = (
-    st.text(
-        alphabet=st.characters(blacklist_characters="\r\n\x00", blacklist_categories=("Cs",)), min_size=1, max_size=40
-    )
-    .map(str.strip)
-    .filter(bool)
-)
+SAFE_TEXT = stripped_text(max_size=40, exclude="\r\n\x00")
 NUMBERS = st.integers(min_value=-(10**12), max_value=10**12) | st.floats(
     allow_nan=False, allow_infinity=False, width=32
 )
