@@ -133,7 +133,7 @@ def number_violation(f: ProviderField, value: int | float) -> Violation | None:
 # --- text ------------------------------------------------------------------------------------------
 
 TEXT_TEMPLATES = {
-    "pattern_hint": "Enter %(hint)s.",
+    "pattern_hint": "Enter a value like this: %(hint)s.",
     "pattern": "Enter a value that matches %(pattern)s.",
     "url": "Enter a web address that starts with http:// or https://, for example %(example)s.",
     "host": "Enter a host name or IP address without http:// or a port, for example %(example)s.",
@@ -152,7 +152,9 @@ def url_ok(text: str) -> bool:
     except ValueError:
         return False
     del port
-    return parts.scheme in ("http", "https") and bool(parts.hostname) and not any(c.isspace() for c in text)
+    if parts.scheme not in ("http", "https") or any(c.isspace() for c in text):
+        return False
+    return bool(parts.hostname) and host_ok(parts.hostname)
 
 
 def host_ok(text: str) -> bool:
@@ -232,14 +234,14 @@ def _no_constant(name: str) -> Any:
 
 # --- JSON shapes -----------------------------------------------------------------------------------
 
-JSON_TEMPLATE = "Enter JSON such as %(example)s (%(problem)s)."
+JSON_TEMPLATE = "Enter JSON such as %(example)s (%(shape_problem)s)."
 PROBLEM_TEMPLATES = {
-    "type": "%(where)s must be %(type)s",
-    "enum": "%(where)s must be one of %(values)s",
-    "min_items": "%(where)s needs at least %(count)s item(s)",
-    "required": "%(where)s needs the key %(key)s",
-    "extra": "%(where)s has the key %(key)s, which is not used",
-    "pattern": "%(where)s is not in the expected form",
+    "type": "%(json_where)s must be %(json_type)s",
+    "enum": "%(json_where)s must be one of %(values)s",
+    "min_items": "%(json_where)s needs at least %(count)s item(s)",
+    "required": "%(json_where)s needs the key %(key)s",
+    "extra": "%(json_where)s has the key %(key)s, which is not used",
+    "pattern": "%(json_where)s is not in the expected form",
 }
 TYPE_NOUNS = {
     "object": "an object",
@@ -282,16 +284,16 @@ def shape_problem(shape: dict[str, Any], value: Any, path: str = "") -> str | No
     where = path or ROOT_WHERE
     kind = shape.get("type")
     if isinstance(kind, str) and not _type_ok(kind, value):
-        return PROBLEM_TEMPLATES["type"] % {"where": where, "type": TYPE_NOUNS.get(kind, kind)}
+        return PROBLEM_TEMPLATES["type"] % {"json_where": where, "json_type": TYPE_NOUNS.get(kind, kind)}
     if "enum" in shape and value not in shape["enum"]:
         values = ", ".join(json.dumps(v, ensure_ascii=False) for v in shape["enum"])
-        return PROBLEM_TEMPLATES["enum"] % {"where": where, "values": values}
+        return PROBLEM_TEMPLATES["enum"] % {"json_where": where, "values": values}
     pattern = shape.get("pattern")
     if isinstance(value, str) and isinstance(pattern, str) and re.fullmatch(pattern, value) is None:
-        return PROBLEM_TEMPLATES["pattern"] % {"where": where}
+        return PROBLEM_TEMPLATES["pattern"] % {"json_where": where}
     if isinstance(value, list):
         if isinstance(shape.get("minItems"), int) and len(value) < shape["minItems"]:
-            return PROBLEM_TEMPLATES["min_items"] % {"where": where, "count": shape["minItems"]}
+            return PROBLEM_TEMPLATES["min_items"] % {"json_where": where, "count": shape["minItems"]}
         if isinstance(shape.get("items"), dict):
             for index, item in enumerate(value):
                 problem = shape_problem(shape["items"], item, _join(path, index))
@@ -300,14 +302,14 @@ def shape_problem(shape: dict[str, Any], value: Any, path: str = "") -> str | No
     if isinstance(value, dict):
         for key in shape.get("required", ()):
             if key not in value:
-                return PROBLEM_TEMPLATES["required"] % {"where": where, "key": key}
+                return PROBLEM_TEMPLATES["required"] % {"json_where": where, "key": key}
         properties = shape.get("properties") or {}
         extra = shape.get("additionalProperties", True)
         for key, item in value.items():
             if key in properties:
                 problem = shape_problem(properties[key], item, _join(path, key))
             elif extra is False:
-                return PROBLEM_TEMPLATES["extra"] % {"where": where, "key": key}
+                return PROBLEM_TEMPLATES["extra"] % {"json_where": where, "key": key}
             elif isinstance(extra, dict):
                 problem = shape_problem(extra, item, _join(path, key))
             else:
@@ -346,7 +348,7 @@ def json_violation(f: ProviderField, value: Any) -> Violation | None:
     problem = shape_problem(f.json_shape, value)
     if problem is None:
         return None
-    message = JSON_TEMPLATE % {"example": shape_example(f.json_shape), "problem": problem}
+    message = JSON_TEMPLATE % {"example": shape_example(f.json_shape), "shape_problem": problem}
     return Violation("json_shape", message, f"Invalid value for '{f.key}'", {"json_shape": f.json_shape})
 
 
