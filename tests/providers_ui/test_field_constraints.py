@@ -35,7 +35,8 @@ CONFIG_SCHEMA = ProviderConfigSchema(
         ProviderField("path", "Path", format="path"),
         ProviderField("short", "Short", max_length=5),
         ProviderField("scopes", "Scopes", keywords=("per_tag", "combined"),
-                      json_shape={"type": "array", "minItems": 1, "items": {"type": "array", "items": {"type": "string"}}}),
+                      json_shape={"type": "array", "minItems": 1,
+                                  "items": {"type": "array", "items": {"type": "string"}}}),
         ProviderField("word", "Word", keywords=("async", "turn")),
         ProviderField("tags", "Tags", kind=KIND_JSON, json_shape={"type": "array", "items": {"type": "string"}}),
         ProviderField("obs", "Observation", kind=KIND_JSON, json_shape={
