@@ -434,6 +434,67 @@ SCHEMA_DIAGNOSTIC_TEMPLATES = (
 # template below is the engine's wording with %(name)s for the variable parts: an engine message
 # that matches one is shown through the catalog with the same values; any other text is shown as
 # it is. Most specific first.
+# provider_schemas.constraints: messages for people when a declared constraint fails (issue 14).
+# Bounded number messages come before the bare ones, and the pattern-hint one comes last: a bare
+# template would otherwise take the range or the whole message into its placeholder.
+CONSTRAINT_TEMPLATES = (
+    gettext_noop('Enter a whole number of %(unit)s from %(minimum)s to %(maximum)s.'),
+    gettext_noop('Enter a whole number of %(unit)s, at least %(minimum)s.'),
+    gettext_noop('Enter a whole number of %(unit)s, at most %(maximum)s.'),
+    gettext_noop('Enter a whole number from %(minimum)s to %(maximum)s.'),
+    gettext_noop('Enter a whole number, at least %(minimum)s.'),
+    gettext_noop('Enter a whole number, at most %(maximum)s.'),
+    gettext_noop('Enter a number of %(unit)s from %(minimum)s to %(maximum)s.'),
+    gettext_noop('Enter a number of %(unit)s, at least %(minimum)s.'),
+    gettext_noop('Enter a number of %(unit)s, at most %(maximum)s.'),
+    gettext_noop('Enter a number from %(minimum)s to %(maximum)s.'),
+    gettext_noop('Enter a number, at least %(minimum)s.'),
+    gettext_noop('Enter a number, at most %(maximum)s.'),
+    gettext_noop('Enter a whole number of %(unit)s.'),
+    gettext_noop('Enter a whole number.'),
+    gettext_noop('Enter a number of %(unit)s.'),
+    gettext_noop('Enter a number.'),
+    gettext_noop('Enter a web address that starts with http:// or https://, for example %(example)s.'),
+    gettext_noop('Enter a host name or IP address without http:// or a port, for example %(example)s.'),
+    gettext_noop('Enter a port number from 1 to 65535.'),
+    gettext_noop('Enter a file path on one line.'),
+    gettext_noop('Enter at most %(max_length)s characters (this has %(length)s).'),
+    gettext_noop('Enter one of: %(keywords)s, or JSON such as %(example)s.'),
+    gettext_noop('Enter one of: %(keywords)s.'),
+    gettext_noop('Enter a value that matches %(pattern)s.'),
+    gettext_noop('Enter JSON such as %(example)s (%(shape_problem)s).'),
+    gettext_noop('%(json_where)s must be one of %(values)s'),
+    gettext_noop('%(json_where)s must be %(json_type)s'),
+    gettext_noop('%(json_where)s needs at least %(count)s item(s)'),
+    gettext_noop('%(json_where)s needs the key %(key)s'),
+    gettext_noop('%(json_where)s has the key %(key)s, which is not used'),
+    gettext_noop('%(json_where)s is not in the expected form'),
+    gettext_noop('Enter a value like this: %(hint)s.'),
+)
+# Words the constraint messages put into their placeholders (units, JSON types, bundled hints).
+CONSTRAINT_WORDS = (
+    gettext_noop('seconds'),
+    gettext_noop('tokens'),
+    gettext_noop('characters'),
+    gettext_noop('turns'),
+    gettext_noop('passes'),
+    gettext_noop('dimensions'),
+    gettext_noop('days'),
+    gettext_noop('results'),
+    gettext_noop('an object'),
+    gettext_noop('a list'),
+    gettext_noop('text'),
+    gettext_noop('a number'),
+    gettext_noop('a whole number'),
+    gettext_noop('true or false'),
+    gettext_noop('null'),
+    gettext_noop('the value'),
+    gettext_noop('async, turn, session, or a whole number of turns such as 3'),
+    gettext_noop(
+        "a tag of letters, digits and single underscores, with no underscore at either end; {identity} may be used"
+    ),
+)
+
 MESSAGE_TEMPLATES = (
     # values.coerce / planning (field errors)
     gettext_noop("'%(key)s' must not contain line breaks or NUL characters"),
@@ -577,6 +638,7 @@ MESSAGE_TEMPLATES = (
     gettext_noop("config.yaml is nested too deeply to read"),
     gettext_noop("config.yaml has a number too long to read"),
     *SCHEMA_DIAGNOSTIC_TEMPLATES,
+    *CONSTRAINT_TEMPLATES,
 )
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
@@ -604,7 +666,9 @@ def _compiled_templates() -> tuple[tuple[str, re.Pattern[str]], ...]:
 
 # Placeholders whose value is itself an engine (or Python) message, localised in turn: the reason
 # inside "invalid syntax: %(message)s", the construct named by the static evaluator.
-_NESTED_PLACEHOLDERS = frozenset({"message", "construct"})
+_NESTED_PLACEHOLDERS = frozenset(
+    {"message", "construct", "unit", "hint", "shape_problem", "json_type", "json_where"}  # issue 14: constraints
+)
 # "SyntaxError: invalid syntax": a Python exception type name (kept as it is) before a message.
 _TYPED_MESSAGE = re.compile(r"([A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt|Warning)): (.+)", re.S)
 

@@ -10,6 +10,13 @@ Each scenario gets a fresh temporary HERMES_HOME and a fresh temporary user home
 prints what each plugin's own code loaded. The table shows, per saved field, the value the plugin
 ended up with and whether it is the one that was saved. Secrets are compared as "set" only.
 
+Then, per field, a few valid and invalid values (bench/readback_values.py) go through the HTTP
+API (``PUT /api/memory/providers/<name>/config`` with a signed-in owner): every valid value must be
+accepted and loaded by the plugin exactly as saved; every invalid value must be refused (400), and,
+planted in the files anyway, must be one the plugin does not use as given (it changes it, or passes
+on something that cannot work, with the reason). The two figures to keep at zero are printed last:
+accepted-but-unused and usable-refused. ``--scenarios-only`` skips this part.
+
 Not part of CI (CI has no hermes-agent). Exit status: 0 all match, 1 mismatches, 2 not runnable.
 """
 
@@ -354,11 +361,208 @@ def run_scenario(scenario: Scenario, *, hermes_python: Path, readback: Path, wor
     return rows
 
 
+# --- valid and invalid values per field, through the API -----------------------------------------
+
+
+def _api_client(workdir: Path) -> Any:
+    """A Django test client signed in as an owner, on a throw-away panel database."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "admin_panel.settings")
+    os.environ["PANEL_DATA_DIR"] = str(workdir / "panel-data")
+    os.environ.setdefault("HERMES_HOME", str(workdir / "unused-home"))
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import Client
+    from django.test.utils import setup_test_environment
+
+    setup_test_environment()
+    call_command("migrate", verbosity=0)
+    user = get_user_model().objects.create_user(username="bench", password="x" * 16, is_staff=True, is_superuser=True)
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _api_put(client: Any, *, home: Path, user: Path, name: str, values: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    from django.test import override_settings
+
+    saved_home = os.environ.get("HOME")
+    os.environ["HOME"] = str(user)
+    try:
+        with override_settings(HERMES_HOME=home):
+            response = client.put(
+                f"/api/memory/providers/{name}/config", json.dumps({"values": values}), content_type="application/json"
+            )
+    finally:
+        os.environ["HOME"] = saved_home or ""
+    return response.status_code, response.json()
+
+
+def _plant(*, home: Path, user: Path, name: str, values: dict[str, Any]) -> None:
+    """Write values the panel refuses, as a hand edit would, to see what the plugin does with them."""
+    from unittest import mock
+
+    import provider_schemas.values as values_module
+
+    saved_home = os.environ.get("HOME")
+    os.environ["HOME"] = str(user)
+    try:
+        with mock.patch.object(values_module, "violation", lambda _field, _value: None):
+            provider_schemas.save_provider(home=home, name=name, values=values)
+    finally:
+        os.environ["HOME"] = saved_home or ""
+
+
+def _native(name: str, key: str, value: Any, home: Path) -> Any:
+    """What the panel stores for ``value`` (constraints aside): the value the plugin should load."""
+    from unittest import mock
+
+    import provider_schemas.values as values_module
+
+    schema = provider_schemas.get_provider_config_schema(name, home=home)
+    field = next(f for f in schema.fields if f.key == key)
+    with mock.patch.object(values_module, "violation", lambda _field, _value: None):
+        return values_module.coerce(field, value, storage=field.storage or schema.storage).value
+
+
+def _readback(home: Path, user: Path, *, hermes_python: Path, readback: Path) -> dict[str, Any]:
+    completed = subprocess.run(
+        [str(hermes_python), str(readback), str(home), "--home", str(user)],
+        capture_output=True, text=True, timeout=300, check=False, cwd=home.parent,
+    )  # fmt: skip
+    if completed.returncode != 0:
+        raise RuntimeError(f"readback failed: {completed.stderr.strip()[-400:]}")
+    return json.loads(completed.stdout)
+
+
+@dataclass
+class ValueRow:
+    provider: str
+    key: str
+    value: Any
+    valid: bool
+    api_status: int
+    outcome: str  # loaded-as-saved | accepted-but-unused | refused-by-api-but-valid | changed-by-plugin
+    #               | passed-on-unusable | usable-refused | accepted-but-invalid
+    plugin: Any = None
+    note: str = ""
+
+
+def run_values(*, hermes_python: Path, readback: Path, root: Path) -> list[ValueRow]:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from readback_values import CHANGED, FIELDS, SAME
+
+    client = _api_client(root)
+    rows: list[ValueRow] = []
+    # Valid values: one home per round, every provider saved in it, one value per field per round;
+    # fields that need another context (a mode) get rounds of their own.
+    rounds: dict[int, dict[str, dict[str, Any]]] = {}
+    checks: dict[int, list[tuple[str, str, Any, Any, tuple[str, ...]]]] = {}
+    for provider, fields in FIELDS.items():
+        groups: dict[str, list[str]] = {}
+        for key, spec in fields.items():
+            groups.setdefault(json.dumps(spec["context"], sort_keys=True), []).append(key)
+        offset = 0
+        for context_text, keys in groups.items():
+            depth = max(len(fields[k]["valid"]) for k in keys)
+            for i in range(depth):
+                values = dict(json.loads(context_text))
+                for key in keys:
+                    valid = fields[key]["valid"]
+                    if i < len(valid):
+                        value, expected = valid[i] if isinstance(valid[i], tuple) else (valid[i], SAME)
+                        values[key] = value
+                        checks.setdefault(offset + i, []).append((provider, key, value, expected, fields[key]["path"]))
+                rounds.setdefault(offset + i, {})[provider] = values
+            offset += depth
+    for index in sorted(rounds):
+        home, user = root / f"valid-{index:02d}" / "hermes", root / f"valid-{index:02d}" / "user"
+        home.mkdir(parents=True)
+        user.mkdir()
+        statuses = {}
+        for provider, values in rounds[index].items():
+            statuses[provider] = _api_put(client, home=home, user=user, name=provider, values=values)
+        report = _readback(home, user, hermes_python=hermes_python, readback=readback)
+        for provider, key, value, expected, path in checks.get(index, []):
+            status, body = statuses[provider]
+            if status != 200:
+                note = (body.get("errors") or {}).get(key) or body.get("detail", "")
+                rows.append(ValueRow(provider, key, value, True, status, "refused-by-api-but-valid", note=str(note)))
+                continue
+            want = _native(provider, key, value, home) if expected is SAME else expected
+            actual = dig(report[provider], path)
+            ok = actual is not _MISSING and same(actual, want)
+            rows.append(ValueRow(provider, key, value, True, status,
+                                 "loaded-as-saved" if ok else "accepted-but-unused", plugin=actual))
+    # Invalid values: the API must refuse each; then one planted value per provider per round.
+    planted: dict[int, list[tuple[str, str, Any, str, tuple[str, ...], dict[str, Any]]]] = {}
+    for provider, fields in FIELDS.items():
+        cases = [(key, value, reason) for key, spec in fields.items() for value, reason in spec["invalid"]]
+        for i, (key, value, reason) in enumerate(cases):
+            planted.setdefault(i, []).append((provider, key, value, reason, fields[key]["path"],
+                                              fields[key]["context"]))
+    for index in sorted(planted):
+        home, user = root / f"invalid-{index:02d}" / "hermes", root / f"invalid-{index:02d}" / "user"
+        home.mkdir(parents=True)
+        user.mkdir()
+        refused: dict[tuple[str, str], tuple[int, str]] = {}
+        for provider, key, value, _reason, _path, context in planted[index]:
+            status, body = _api_put(client, home=home, user=user, name=provider, values={**context, key: value})
+            constraint = ((body.get("field_errors") or {}).get(key) or {}).get("constraint", "")
+            refused[(provider, key)] = (status, constraint)
+            if status == 400:
+                _plant(home=home, user=user, name=provider, values={**context, key: value})
+        report = _readback(home, user, hermes_python=hermes_python, readback=readback)
+        for provider, key, value, reason, path, _context in planted[index]:
+            status, constraint = refused[(provider, key)]
+            if status != 400:
+                rows.append(ValueRow(provider, key, value, False, status, "accepted-but-invalid"))
+                continue
+            actual = dig(report[provider], path)
+            used_as_given = actual is not _MISSING and same(actual, _native(provider, key, value, home))
+            if not used_as_given:
+                outcome, note = "changed-by-plugin", f"refused: {constraint}"
+            elif reason != CHANGED:
+                outcome, note = "passed-on-unusable", reason
+            else:
+                outcome, note = "usable-refused", f"refused: {constraint}"
+            rows.append(ValueRow(provider, key, value, False, status, outcome, plugin=actual, note=note))
+    return rows
+
+
+def print_values(rows: list[ValueRow]) -> tuple[int, int]:
+    print()
+    print(f"{'provider':<12} {'field':<31} {'value':<24} {'API':<4} {'plugin loaded':<26} outcome")
+    print("-" * 132)
+    for row in rows:
+        print(f"{row.provider:<12} {row.key:<31} {show(row.value, 24):<24} {row.api_status:<4} "
+              f"{show(row.plugin, 26):<26} {row.outcome}{' (' + row.note + ')' if row.note else ''}")
+    print("-" * 132)
+    counts: dict[str, int] = {}
+    for row in rows:
+        counts[row.outcome] = counts.get(row.outcome, 0) + 1
+    valid = [r for r in rows if r.valid]
+    invalid = [r for r in rows if not r.valid]
+    fields = len({(r.provider, r.key) for r in rows})
+    print(f"{len(valid)} valid values over {fields} fields: {counts.get('loaded-as-saved', 0)} accepted and loaded "
+          f"as saved, {counts.get('refused-by-api-but-valid', 0)} refused by the API")
+    print(f"{len(invalid)} invalid values: {len(invalid) - counts.get('accepted-but-invalid', 0)} refused by the API "
+          f"(400); planted anyway, the plugin changes {counts.get('changed-by-plugin', 0)} and passes on "
+          f"{counts.get('passed-on-unusable', 0)} it cannot use")
+    unused = counts.get("accepted-but-unused", 0) + counts.get("accepted-but-invalid", 0)
+    usable_refused = counts.get("usable-refused", 0) + counts.get("refused-by-api-but-valid", 0)
+    print(f"accepted-but-unused: {unused}    usable-refused: {usable_refused}")
+    return unused, usable_refused
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--hermes-python", type=Path, default=HERMES_PYTHON)
     parser.add_argument("--readback", type=Path, default=READBACK)
     parser.add_argument("--keep", action="store_true", help="keep the temporary homes and print where")
+    parser.add_argument("--scenarios-only", action="store_true", help="skip the per-field valid/invalid values")
     args = parser.parse_args(argv)
     if not args.hermes_python.exists():
         print(f"not run: no hermes-agent 0.19.0 interpreter at {args.hermes_python}")
@@ -370,6 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.pop("HERMES_HONCHO_HOST", None)
     root = Path(tempfile.mkdtemp(prefix="readback-check-"))
     rows: list[Row] = []
+    value_rows: list[ValueRow] = []
     started = time.perf_counter()
     try:
         for index, scenario in enumerate(SCENARIOS):
@@ -378,6 +583,10 @@ def main(argv: list[str] | None = None) -> int:
             rows.extend(
                 run_scenario(scenario, hermes_python=args.hermes_python, readback=args.readback, workdir=workdir)
             )
+        if not args.scenarios_only:
+            value_root = root / "values"
+            value_root.mkdir()
+            value_rows = run_values(hermes_python=args.hermes_python, readback=args.readback, root=value_root)
     finally:
         if not args.keep:
             shutil.rmtree(root, ignore_errors=True)
@@ -396,9 +605,12 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(rows) - len(bad)} loaded by the 0.19.0 plugin as saved, {len(bad)} mismatched "
         f"({elapsed:.1f} s)"
     )
+    unused = usable_refused = 0
+    if value_rows:
+        unused, usable_refused = print_values(value_rows)
     if args.keep:
         print(f"homes kept under {root}")
-    return 1 if bad else 0
+    return 1 if bad or unused or usable_refused else 0
 
 
 if __name__ == "__main__":

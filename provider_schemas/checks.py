@@ -7,14 +7,18 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass
 
 from provider_schemas.config_schema import (
+    FORMATS,
+    JSON_SHAPE_KEYWORDS,
     KIND_BOOL,
     KIND_JSON,
     KIND_NUMBER,
     KIND_SELECT,
+    KIND_TEXT,
     KINDS,
     STORAGE_CONFIG_YAML,
     STORAGE_ENV_FILE,
@@ -141,6 +145,8 @@ def _field_problems(f: ProviderField, earlier: set[str], all_keys: set[str], sch
     if f.env_key and f.env_key in ENV_WRITE_DENYLIST:
         bad(f"env_key {f.env_key!r} is a variable the panel must never write")
 
+    out.extend(Problem(f.key, f"{where}: {message}", exc_type) for message, exc_type in _constraint_problems(f))
+
     for attr in ("when", "required_when"):
         cond = getattr(f, attr)
         if cond is None:
@@ -156,6 +162,101 @@ def _field_problems(f: ProviderField, earlier: set[str], all_keys: set[str], sch
     for key in f.required_unless:
         if key not in all_keys:
             bad(f"required_unless refers to unknown field {key!r}")
+    return out
+
+
+def _is_limit(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _constraint_problems(f: ProviderField) -> list[tuple[str, str]]:
+    """The new constraint attributes (docs/field_constraints.md): types, and the kinds they apply to."""
+    out: list[tuple[str, str]] = []
+    for attr in ("minimum", "maximum"):
+        value = getattr(f, attr)
+        if value is not None:
+            if not _is_limit(value):
+                out.append((f"{attr} must be a finite number, got {value!r}", "TypeError"))
+            elif f.kind != KIND_NUMBER:
+                out.append((f"{attr} applies to number fields only, not {f.kind!r}", "ValueError"))
+    if not isinstance(f.integer, bool):
+        out.append((f"integer must be True or False, got {f.integer!r}", "TypeError"))
+    elif f.integer and f.kind != KIND_NUMBER:
+        out.append((f"integer applies to number fields only, not {f.kind!r}", "ValueError"))
+    for attr in ("pattern", "pattern_hint", "format", "unit"):
+        if not isinstance(getattr(f, attr), str):
+            out.append((f"{attr} must be a string", "TypeError"))
+    if isinstance(f.pattern, str) and f.pattern:
+        if f.kind != KIND_TEXT:
+            out.append((f"pattern applies to text fields only, not {f.kind!r}", "ValueError"))
+        try:
+            re.compile(f.pattern)
+        except re.error as exc:
+            out.append((f"pattern {f.pattern!r} does not compile: {exc}", "ValueError"))
+    if isinstance(f.format, str) and f.format:
+        if f.format not in FORMATS:
+            out.append((f"unknown format {f.format!r} (expected one of {', '.join(FORMATS)})", "ValueError"))
+        elif f.kind != KIND_TEXT:
+            out.append((f"format applies to text fields only, not {f.kind!r}", "ValueError"))
+    if f.max_length is not None:
+        if not isinstance(f.max_length, int) or isinstance(f.max_length, bool) or f.max_length < 1:
+            out.append((f"max_length must be a positive whole number, got {f.max_length!r}", "TypeError"))
+        elif f.kind != KIND_TEXT:
+            out.append((f"max_length applies to text fields only, not {f.kind!r}", "ValueError"))
+    for attr in ("keywords", "suggestions"):
+        value = getattr(f, attr)
+        if not _str_tuple(value):
+            out.append((f"{attr} must be a tuple of strings", "TypeError"))
+        elif value and f.kind != KIND_TEXT:
+            out.append((f"{attr} applies to text fields only, not {f.kind!r}", "ValueError"))
+    if f.json_shape is not None:
+        if not isinstance(f.json_shape, dict):
+            out.append(("json_shape must be a dict", "TypeError"))
+        elif f.kind != KIND_JSON and not (f.kind == KIND_TEXT and f.keywords):
+            message = f"json_shape applies to json fields (or text fields with keywords), not {f.kind!r}"
+            out.append((message, "ValueError"))
+        else:
+            out.extend((f"json_shape: {m}", "ValueError") for m in shape_problems(f.json_shape))
+    return out
+
+
+JSON_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+
+
+def shape_problems(shape: object, where: str = "") -> list[str]:
+    """Why ``shape`` is outside the documented JSON Schema subset (``JSON_SHAPE_KEYWORDS``)."""
+    prefix = f"{where}: " if where else ""
+    if not isinstance(shape, dict):
+        return [f"{prefix}a shape must be a dict, got {type(shape).__name__}"]
+    out: list[str] = []
+    for keyword in shape:
+        if keyword not in JSON_SHAPE_KEYWORDS:
+            out.append(f"{prefix}unknown keyword {keyword!r} (supported: {', '.join(JSON_SHAPE_KEYWORDS)})")
+    kind = shape.get("type")
+    if kind is not None and kind not in JSON_TYPES:
+        out.append(f"{prefix}unknown type {kind!r}")
+    if "enum" in shape and (not isinstance(shape["enum"], (list, tuple)) or not shape["enum"]):
+        out.append(f"{prefix}enum must be a non-empty list")
+    if "minItems" in shape and (not isinstance(shape["minItems"], int) or shape["minItems"] < 0):
+        out.append(f"{prefix}minItems must be a whole number >= 0")
+    if "pattern" in shape:
+        try:
+            re.compile(shape["pattern"])
+        except (re.error, TypeError):
+            out.append(f"{prefix}pattern {shape['pattern']!r} does not compile")
+    if "required" in shape and not _str_tuple(shape["required"]):
+        out.append(f"{prefix}required must be a list of strings")
+    if "items" in shape:
+        out.extend(shape_problems(shape["items"], f"{where}items"))
+    properties = shape.get("properties", {})
+    if not isinstance(properties, dict):
+        out.append(f"{prefix}properties must be a dict")
+    else:
+        for key, sub in properties.items():
+            out.extend(shape_problems(sub, f"{where}properties.{key}"))
+    extra = shape.get("additionalProperties", True)
+    if not isinstance(extra, bool):
+        out.extend(shape_problems(extra, f"{where}additionalProperties"))
     return out
 
 

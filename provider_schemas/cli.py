@@ -52,8 +52,10 @@ def run_list(*, home: Path, out: IO[str], secret_store: str = ENV_FILE) -> int:
     return 0
 
 
-def run_check(path: str | os.PathLike[str], *, out: IO[str], err: IO[str], name: str | None = None) -> int:
-    """Lint one schema file; exit 1 when there is an error (warnings alone exit 0)."""
+def run_check(
+    path: str | os.PathLike[str], *, out: IO[str], err: IO[str], name: str | None = None, strict: bool = False
+) -> int:
+    """Lint one schema file; exit 1 when there is an error (warnings alone exit 0 unless ``strict``)."""
     target = Path(path)
     if not target.is_file():
         err.write(f"{target}: no such file\n")
@@ -68,7 +70,7 @@ def run_check(path: str | os.PathLike[str], *, out: IO[str], err: IO[str], name:
         out.write(f"{target}: OK\n")
     else:
         out.write(f"{target}: {errors} error(s), {warnings} warning(s)\n")
-    return 1 if has_errors(findings) else 0
+    return 1 if has_errors(findings) or (strict and findings) else 0
 
 
 def _describe(payload: Mapping[str, Any], out: IO[str]) -> None:

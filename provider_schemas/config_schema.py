@@ -13,6 +13,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 __all__ = [
+    "FORMATS",
+    "FORMAT_HOST",
+    "FORMAT_PATH",
+    "FORMAT_PORT",
+    "FORMAT_URL",
+    "JSON_SHAPE_KEYWORDS",
     "KINDS",
     "KIND_BOOL",
     "KIND_JSON",
@@ -55,6 +61,17 @@ STORAGES = (
     STORAGE_ENV_FILE,
 )
 
+# Text formats a field may require (``ProviderField.format``). Ours; docs/field_constraints.md.
+FORMAT_URL = "url"  # an http:// or https:// address with a host
+FORMAT_HOST = "host"  # a host name or IP address, no scheme, no port
+FORMAT_PORT = "port"  # a TCP port number 1-65535, written as text
+FORMAT_PATH = "path"  # a file path: no NUL, no line break
+FORMATS = (FORMAT_URL, FORMAT_HOST, FORMAT_PORT, FORMAT_PATH)
+# The subset of JSON Schema that ``json_shape`` understands; any other keyword is a declaration error.
+JSON_SHAPE_KEYWORDS = (
+    "type", "items", "properties", "required", "enum", "minItems", "additionalProperties", "pattern",
+)  # fmt: skip
+
 
 @dataclass(frozen=True)
 class ProviderFieldOption:
@@ -96,6 +113,19 @@ class ProviderField:
     env_overrides: tuple[str, ...] = ()
     seed_env: tuple[str, ...] = ()
     storage: str = ""
+    # Constraints (ours; docs/field_constraints.md). Each defaults to "no constraint", so a 0.19.0
+    # declaration accepts exactly what it accepted before. Checked on every save.
+    minimum: int | float | None = None  # number: smallest accepted value (inclusive)
+    maximum: int | float | None = None  # number: largest accepted value (inclusive)
+    integer: bool = False  # number: whole numbers only
+    pattern: str = ""  # text: a Python regular expression the whole value must match
+    pattern_hint: str = ""  # text: what the pattern means, in words (shown to users)
+    format: str = ""  # text: one of FORMATS
+    max_length: int | None = None  # text: at most this many characters
+    json_shape: dict | None = None  # json (or text with keywords): the shape the parsed value must have
+    keywords: tuple[str, ...] = ()  # text: the words accepted (or JSON of ``json_shape``, if declared)
+    suggestions: tuple[str, ...] = ()  # text: offered in a list while typing; any value is still accepted
+    unit: str = ""  # shown beside the control and named in messages ("seconds", "tokens")
 
     @property
     def is_secret(self) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,8 +80,10 @@ class ValidationFailed(ProviderSchemaError):
     ``errors`` maps field key to message in declaration order; ``detail`` is the first one.
     """
 
-    def __init__(self, errors: dict[str, str]) -> None:
+    def __init__(self, errors: dict[str, str], *, details: Mapping[str, Any] | None = None) -> None:
         self.errors = dict(errors)
+        # key -> constraints.Violation for the errors that come from a declared constraint
+        self.details = dict(details or {})
         self.detail = next(iter(self.errors.values()), "Invalid input")
         super().__init__(self.detail)
 

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from provider_schemas import constraints
 from provider_schemas.checks import declaration_problems
 from provider_schemas.config_schema import (
     KIND_BOOL,
@@ -26,7 +27,7 @@ from provider_schemas.config_schema import (
 )
 from provider_schemas.errors import SchemaLoadError
 from provider_schemas.loader import read_source, run_schema_code
-from provider_schemas.values import parse_number
+from provider_schemas.values import FieldError, coerce, parse_number
 
 SECRET_WORDS = frozenset({"key", "apikey", "token", "password", "passwd", "passphrase", "secret", "credential"})
 # Kinds whose value could be a credential typed in the clear (a number, bool or select cannot).
@@ -111,6 +112,38 @@ def _well_typed(f: object) -> bool:
     )
 
 
+def _constraint_advice(f: ProviderField) -> list[LintFinding]:
+    """Constraints that contradict each other or the field's own default."""
+    out: list[LintFinding] = []
+    where = f"field {f.key!r}"
+    numbers = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in (f.minimum, f.maximum))
+    if numbers and f.minimum > f.maximum:  # type: ignore[operator]
+        out.append(LintFinding("error", f.key, f"{where}: minimum {f.minimum} is greater than maximum {f.maximum}"))
+        return out
+    if f.integer is True:
+        for attr in ("minimum", "maximum"):
+            value = getattr(f, attr)
+            if isinstance(value, float) and not value.is_integer():
+                out.append(LintFinding("warning", f.key, f"{where}: integer field with a fractional {attr} {value}"))
+    if isinstance(f.pattern_hint, str) and f.pattern_hint and not f.pattern:
+        out.append(LintFinding("warning", f.key, f"{where}: pattern_hint without a pattern is never shown"))
+    if isinstance(f.default, str) and f.default and constraints.has_constraints(f):
+        try:
+            coerce(f, f.default, storage=f.storage)
+        except FieldError as exc:
+            if exc.violation is not None:
+                out.append(
+                    LintFinding(
+                        "error",
+                        f.key,
+                        f"{where}: default {f.default!r} breaks its own {exc.violation.constraint} constraint",
+                    )
+                )
+        except (re.error, TypeError, ValueError):
+            pass  # an ill-formed constraint, reported by the declaration checks
+    return out
+
+
 def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
     out: list[LintFinding] = []
     fields = [f for f in schema.fields if _well_typed(f)] if isinstance(schema.fields, (tuple, list)) else []
@@ -121,13 +154,16 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
         if not f.label.strip():
             out.append(LintFinding("warning", f.key, f"field {f.key!r}: empty label"))
         if f.is_secret and not f.env_key:
+            # An error for authors; the loader still loads such a file (0.19.0 allows it) and the
+            # page shows the field read-only.
             out.append(
                 LintFinding(
-                    "warning",
+                    "error",
                     f.key,
                     f"field {f.key!r}: a secret without env_key cannot be stored by the panel",
                 )
             )
+        out.extend(_constraint_advice(f))
         if f.kind in FREE_TEXT_KINDS and _names_a_credential(f.key):
             out.append(
                 LintFinding(

@@ -187,4 +187,9 @@ def save_result_payload(result: SaveResult) -> dict[str, Any]:
 
 
 def validation_error_payload(exc: ValidationFailed) -> dict[str, Any]:
-    return {"detail": exc.detail, "errors": dict(exc.errors)}
+    payload: dict[str, Any] = {"detail": exc.detail, "errors": dict(exc.errors)}
+    if exc.details:
+        # Ours: per failed constraint, the message for people and what was declared (the
+        # ``errors`` strings keep the 0.19.0 wording that clients match on).
+        payload["field_errors"] = {key: exc.details[key].as_dict() for key in exc.errors if key in exc.details}
+    return payload

@@ -21,6 +21,7 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
+from provider_schemas.constraints import Violation
 from provider_schemas.discovery import ProviderEntry, get_provider
 from provider_schemas.engine import MAPPING_KINDS, OAUTH_PREFIX, SOURCE_ALIAS, SOURCE_STORED, Model
 from provider_schemas.envfile import render as render_env
@@ -96,6 +97,8 @@ class SavePlan:
     changes: list[Change] = field(default_factory=list)
     ignored: dict[str, list[str]] = field(default_factory=lambda: {"unknown": [], "hidden": []})
     errors: dict[str, str] = field(default_factory=dict)
+    # Failed constraints behind some of ``errors`` (same keys): the message for people and limits.
+    error_details: dict[str, Violation] = field(default_factory=dict)
     conflict: list[str] = field(default_factory=list)
     # §5.2 step 3: each field's visibility against the prospective values (declaration order).
     visible: dict[str, bool] = field(default_factory=dict)
@@ -336,6 +339,12 @@ class _Planner:
                 self.set_value(f, result.value, into=self.first_creation)
 
 
+def _record(plan: SavePlan, key: str, exc: FieldError) -> None:
+    plan.errors[key] = str(exc)
+    if exc.violation is not None:
+        plan.error_details[key] = exc.violation
+
+
 def _blank(value: Any) -> bool:
     return normalise_input(value).strip() == ""
 
@@ -379,7 +388,7 @@ def _walk_fields(
                 try:
                     result = coerce(f, values[f.key], storage=model.field_storage(f))
                 except FieldError as exc:
-                    plan.errors[f.key] = str(exc)
+                    _record(plan, f.key, exc)
                 else:
                     if result.action == "set":
                         if not f.env_key:
@@ -396,7 +405,7 @@ def _walk_fields(
             try:
                 result = coerce(f, values[f.key], storage=model.field_storage(f), current=current_stored)
             except FieldError as exc:
-                plan.errors[f.key] = str(exc)
+                _record(plan, f.key, exc)
             else:
                 if result.action == "set":
                     planner.set_value(f, result.value)
@@ -666,7 +675,7 @@ def plan_save(
 
 def _commit_locked(plan: SavePlan, fresh: SavePlan) -> SaveResult:
     if fresh.errors:
-        raise ValidationFailed(fresh.errors)
+        raise ValidationFailed(fresh.errors, details=fresh.error_details)
     if fresh.conflict:
         raise ConflictError(fresh.conflict)
     keyring = None
@@ -691,7 +700,7 @@ def commit_save(plan: SavePlan) -> SaveResult:
     differs from ``plan`` (someone changed a file meanwhile) ``ConflictError`` is raised and
     nothing is written."""
     if plan.errors:
-        raise ValidationFailed(plan.errors)
+        raise ValidationFailed(plan.errors, details=plan.error_details)
     if plan.conflict:
         raise ConflictError(plan.conflict)
     _entry, schema = resolve_entry(home=plan.home, name=plan.name)

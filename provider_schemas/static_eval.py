@@ -608,13 +608,15 @@ def _problem_line(tree: ast.Module, key: str | None) -> int | None:
     return max(lines) if lines else None
 
 
-def run_static_check(path: str | os.PathLike[str], *, out: IO[str], err: IO[str], name: str | None = None) -> int:
+def run_static_check(
+    path: str | os.PathLike[str], *, out: IO[str], err: IO[str], name: str | None = None, strict: bool = False
+) -> int:
     """``manage.py schema check --static PATH``: prove a schema file is pure data without running it.
 
     Prints ``PATH:LINE:COL: error: message`` and returns 1 when the file leaves the pure-data
-    subset; otherwise lints the evaluated schema (every declaration problem and advice, with field
-    lines) and returns 1 only for errors. ``name`` is checked only when given: a file proven
-    statically need not sit in its provider directory yet.
+    subset; otherwise lints the evaluated schema exactly as a plain check does (every declaration
+    problem and advice, with field lines, the provider name against the file's directory unless
+    ``name`` is given) and returns 1 for errors, or for any finding when ``strict``.
     """
     from provider_schemas.lint import field_lines, has_errors, lint
 
@@ -642,7 +644,8 @@ def run_static_check(path: str | os.PathLike[str], *, out: IO[str], err: IO[str]
         line = _config_schema_line(ast.parse(source))
         out.write(f"{target}:{line}: error: {declaration_problems(schema)[0].message}\n")
         return 1
-    findings = lint(schema, name=name)
+    expected = name if name is not None else Path(os.path.realpath(target)).parent.name
+    findings = lint(schema, name=expected)
     lines = field_lines(source)
     for finding in findings:
         line = finding.line
@@ -656,4 +659,4 @@ def run_static_check(path: str | os.PathLike[str], *, out: IO[str], err: IO[str]
     if findings:
         summary += f"; {errors} error(s), {len(findings) - errors} warning(s)"
     out.write(f"{target}: {summary}\n")
-    return 1 if has_errors(findings) else 0
+    return 1 if has_errors(findings) or (strict and findings) else 0

@@ -19,6 +19,7 @@ from provider_schemas.config_schema import (
     STORAGE_ENV_FILE,
     ProviderField,
 )
+from provider_schemas.constraints import Violation, has_constraints, unparseable_number, violation
 
 # No setting needs more; a longer value is a mistake or an attack on the files the agent parses.
 MAX_VALUE_CHARS = 65_536
@@ -37,7 +38,20 @@ _FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class FieldError(ValueError):
-    """A submitted value is invalid; the message is the per-field text of api.md B5."""
+    """A submitted value is invalid; the message is the per-field text of api.md B5.
+
+    ``violation`` is set when a declared constraint failed (or a constrained number did not
+    parse): it carries the message for people and the constraint's name and limits."""
+
+    def __init__(self, message: str, *, violation: Violation | None = None) -> None:
+        super().__init__(message)
+        self.violation = violation
+
+
+def _check(field: ProviderField, value: Any) -> None:
+    found = violation(field, value)
+    if found is not None:
+        raise FieldError(found.compat, violation=found)
 
 
 @dataclass(frozen=True)
@@ -140,7 +154,9 @@ def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None 
             return Coerced("clear")
         number = parse_number(text)
         if number is None:
-            raise FieldError(f"Invalid number for '{key}'")
+            found = unparseable_number(field) if has_constraints(field) else None
+            raise FieldError(f"Invalid number for '{key}'", violation=found)
+        _check(field, number)
         return Coerced("set", number)
     if field.kind == KIND_JSON:
         if not text:
@@ -151,12 +167,14 @@ def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None 
             raise FieldError(f"Invalid JSON for '{key}'") from None
         if not isinstance(value, (dict, list)):
             raise FieldError(f"'{key}' must be a JSON object or array")
+        _check(field, value)
         return Coerced("set", value)
     # text (and any kind the checks let through as text)
     if not text:
         return Coerced("clear")
     if storage == STORAGE_ENV_FILE and has_line_break(text):
         raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+    _check(field, text)
     return Coerced("set", text)
 
 

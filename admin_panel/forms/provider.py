@@ -27,6 +27,7 @@ from django.utils.translation import ngettext
 
 from admin_panel.localisation import localise_message
 from provider_schemas import prospective_visibility as planned_visibility
+from provider_schemas.constraints import show_number
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
 _JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
@@ -119,6 +120,12 @@ def json_error_position(text: str) -> str:
     except (ValueError, RecursionError):
         return ""
     return ""
+
+
+def page_errors(errors: Mapping[str, str], details: Mapping[str, Any]) -> dict[str, str]:
+    """The messages a page shows: for a failed constraint the message for people ("Enter a whole
+    number of tokens from 1 to 100000."), else provider_schemas' own wording."""
+    return {key: details[key].message if key in details else message for key, message in errors.items()}
 
 
 def field_message(state: Any, message: str, edited: str | None, english: str | None = None) -> str:
@@ -325,7 +332,13 @@ class FieldRow:
             self.shared_note = ui["shared"] % {"file": state.location.get("file", "")}
         self.source_text = _source_text(state, ui)
         self.source_class = _SOURCE_CLASSES.get(state.source or "", "badge--muted")
-        self.default_text = ui["default"] % {"default": state.default or ui["blank"]}
+        shown_default = state.default
+        if self.kind == "select":
+            # The choice list shows labels, so the default line names the same label.
+            labels = {o.get("value"): o.get("label") for o in state.options}
+            shown_default = labels.get(state.default) or state.default
+        self.default_text = ui["default"] % {"default": shown_default or ui["blank"]}
+        self._constraint_attributes(getattr(state, "field", None))
         self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
         self.show_reset = bool(state.is_set) and not self.disabled
         self.checked = self.value == "true"
@@ -346,6 +359,42 @@ class FieldRow:
             for o in state.options
             if o.get("description") and not o.get("disabled")
         ]
+
+    def _constraint_attributes(self, declared: Any) -> None:
+        """HTML attributes for the constraints HTML knows (the server checks them all anyway), the
+        unit shown beside the control and the suggestions offered while typing."""
+        self.number_type = False
+        self.min_attr = self.max_attr = self.step_attr = self.pattern_attr = self.maxlength_attr = ""
+        self.inputmode = ""
+        self.unit_text = ""
+        self.suggestions: list[str] = []
+        self.datalist_id = ""
+        if declared is None:
+            return
+        minimum, maximum = getattr(declared, "minimum", None), getattr(declared, "maximum", None)
+        integer = bool(getattr(declared, "integer", False))
+        if self.kind == "number" and (minimum is not None or maximum is not None or integer):
+            self.number_type = True
+            self.min_attr = "" if minimum is None else show_number(minimum)
+            self.max_attr = "" if maximum is None else show_number(maximum)
+            self.step_attr = "1" if integer else "any"
+        if self.kind == "number":
+            self.inputmode = "numeric" if integer else "decimal"
+        text_format = getattr(declared, "format", "")
+        if self.kind == "text":
+            pattern = getattr(declared, "pattern", "")
+            if pattern and not getattr(declared, "keywords", ()):
+                self.pattern_attr = pattern
+            if getattr(declared, "max_length", None):
+                self.maxlength_attr = str(declared.max_length)
+            self.inputmode = {"url": "url", "port": "numeric"}.get(text_format, "")
+            words = list(getattr(declared, "suggestions", ()) or getattr(declared, "keywords", ()))
+            if words:
+                self.suggestions = words
+                self.datalist_id = f"{self.dom_id}-suggestions"
+        unit = getattr(declared, "unit", "")
+        if unit:
+            self.unit_text = localise_message(unit)
 
     def render_key(self, oob: bool = False) -> tuple[Any, ...]:
         """Everything the partial reads, as a hashable value (the rendering cache key)."""

@@ -24,6 +24,7 @@ from admin_panel.forms.provider import (
     Submission,
     build_rows,
     hidden_summary,
+    page_errors,
     parse_submission,
     sections,
 )
@@ -196,7 +197,7 @@ def provider_field(request: HttpRequest, name: str) -> HttpResponse:
             clear=[key] if key in sub.clear else [],
         )
         if key in plan.errors:
-            errors[key] = plan.errors[key]
+            errors[key] = page_errors(plan.errors, plan.error_details)[key]
     store_label = _secret_store_label(selectors.secret_store_for(home=home))
     rows = build_rows(state, data=request.POST, sub=sub, errors=errors,
                       validate_url=reverse("provider_field", args=[name]), secret_store_label=store_label)
@@ -240,7 +241,8 @@ def provider_review(request: HttpRequest, name: str) -> HttpResponse:
         context["storage_error"] = exc.detail
         return _render_detail(request, context, status=409)
     if plan.errors:
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=plan.errors)
+        errors = page_errors(plan.errors, plan.error_details)
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
         return _render_detail(request, context, status=400)
     if plan.conflict:
         return _conflict(request, home=home, name=name, sub=sub, changes=plan.conflict)
@@ -317,7 +319,8 @@ def provider_save(request: HttpRequest, name: str) -> HttpResponse:
             home=home, name=name, values=sub.values, clear=sub.clear, expected_fingerprint=fingerprint or None
         )
         if plan.errors:
-            context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=plan.errors)
+            errors = page_errors(plan.errors, plan.error_details)
+            context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
             return _render_detail(request, context, status=400)
         if plan.conflict:
             return _conflict(request, home=home, name=name, sub=sub, changes=plan.conflict)
@@ -325,7 +328,8 @@ def provider_save(request: HttpRequest, name: str) -> HttpResponse:
     except provider_schemas.ConflictError as exc:
         return _conflict(request, home=home, name=name, sub=sub, changes=exc.changes)
     except provider_schemas.ValidationFailed as exc:
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=exc.errors)
+        errors = page_errors(exc.errors, exc.details)
+        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
         return _render_detail(request, context, status=400)
     except provider_schemas.StorageParseError as exc:
         context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)

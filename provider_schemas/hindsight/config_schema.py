@@ -9,6 +9,7 @@ that, a few ``HINDSIGHT_*`` variables; the first save carries those over (``stor
 from __future__ import annotations
 
 from provider_schemas.config_schema import (
+    FORMAT_URL,
     KIND_BOOL,
     KIND_JSON,
     KIND_NUMBER,
@@ -34,6 +35,21 @@ LLM_PROVIDERS = (
     ProviderFieldOption("ollama", "Ollama"),
     ProviderFieldOption("lmstudio", "LM Studio"),
     ProviderFieldOption("openai_compatible", "OpenAI-compatible endpoint"),
+)
+
+# Observation scopes as JSON: a list of tag lists, one per consolidation pass.
+TAG_LISTS = {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": {"type": "string"}}}
+
+# The plugin's own model suggestions per LLM provider, offered while typing the model name.
+LLM_MODELS = (
+    "gpt-4o-mini",
+    "claude-haiku-4-5",
+    "gemini-2.5-flash",
+    "openai/gpt-oss-120b",
+    "qwen/qwen3.5-9b",
+    "MiniMax-M2.7",
+    "gemma3:12b",
+    "local-model",
 )
 
 CONFIG_SCHEMA = ProviderConfigSchema(
@@ -89,6 +105,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="api_url",
             label="API URL",
             kind=KIND_TEXT,
+            format=FORMAT_URL,
             description="Address of the Hindsight server; blank uses the address that suits the mode.",
             placeholder="https://api.hindsight.vectorize.io (cloud) · http://localhost:8888 (local)",
             info=(
@@ -104,6 +121,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="timeout",
             label="Request timeout (s)",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=3600,
+            unit="seconds",
             default="120",
             description="How many seconds to wait for the Hindsight server before giving up.",
             env_fallbacks=("HINDSIGHT_TIMEOUT",),
@@ -205,6 +226,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="recall_max_tokens",
             label="Max recall tokens",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=100000,
+            unit="tokens",
             default="4096",
             description="Upper limit on how much recalled text is added to the conversation.",
             info="A whole number. A value that is not a number stops the provider from starting.",
@@ -214,6 +239,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="recall_max_input_chars",
             label="Max recall query chars",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=100000,
+            unit="characters",
             default="800",
             description="Longest piece of the user's message sent as the search query.",
             group="Recall",
@@ -236,6 +265,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="recall_tags",
             label="Recall tag filter",
             kind=KIND_JSON,
+            json_shape={"type": "array", "items": {"type": "string"}},
             description="Only recall memories carrying these tags (a JSON list); blank means no filter.",
             placeholder='["project:hermes"]',
             info='Write a JSON list of tag strings, for example ["project:hermes", "team:core"].',
@@ -284,6 +314,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="retain_every_n_turns",
             label="Retain every N turns",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=1000,
+            unit="turns",
             default="1",
             description="Store the conversation after every N turns (at least 1).",
             group="Retain",
@@ -310,6 +344,8 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="observation_scopes",
             label="Observation scopes",
             kind=KIND_TEXT,
+            keywords=("per_tag", "combined", "all_combinations"),
+            json_shape=TAG_LISTS,
             description="How tagged memories are grouped into observations (Hindsight default: combined).",
             placeholder="combined",
             info=(
@@ -365,6 +401,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="llm_model",
             label="LLM model",
             kind=KIND_TEXT,
+            suggestions=LLM_MODELS,
             description="Model name at that provider.",
             placeholder="e.g. gpt-4o-mini",
             info=(
@@ -380,6 +417,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="llm_base_url",
             label="LLM base URL",
             kind=KIND_TEXT,
+            format=FORMAT_URL,
             description="Address of the LLM service; blank uses the provider's usual address.",
             placeholder="https://openrouter.ai/api/v1",
             info=(
@@ -404,6 +442,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="idle_timeout",
             label="Daemon idle timeout (s)",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=0,
+            maximum=86400,
+            unit="seconds",
             default="300",
             description="Stop the embedded daemon after this many idle seconds; 0 keeps it running.",
             env_fallbacks=("HINDSIGHT_IDLE_TIMEOUT",),
@@ -414,6 +456,9 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="port_health_grace_timeout",
             label="Daemon health grace (s)",
             kind=KIND_NUMBER,
+            minimum=0,
+            maximum=3600,
+            unit="seconds",
             description="Seconds to wait for a starting daemon to answer (plugin default 30; 0 or more).",
             placeholder="30",
             env_overrides=("HINDSIGHT_EMBED_PORT_HEALTH_GRACE_TIMEOUT",),

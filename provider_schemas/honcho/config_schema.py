@@ -9,6 +9,7 @@ package. The file is the first that exists of ``$HERMES_HOME/honcho.json``, the 
 from __future__ import annotations
 
 from provider_schemas.config_schema import (
+    FORMAT_URL,
     KIND_BOOL,
     KIND_JSON,
     KIND_NUMBER,
@@ -29,6 +30,20 @@ REASONING_LEVELS = (
     ProviderFieldOption("high", "High"),
     ProviderFieldOption("max", "Max"),
 )
+
+# What the plugin reads from the JSON fields (docs/provider_findings.md, honcho).
+# A map of non-empty text to non-empty text (other values are turned into text or dropped).
+STRING_MAP = {"type": "object", "additionalProperties": {"type": "string", "pattern": r"(?s).*\S.*"}}
+PEER_OBSERVATION = {
+    "type": "object",
+    "properties": {"observeMe": {"type": "boolean"}, "observeOthers": {"type": "boolean"}},
+    "additionalProperties": False,
+}
+OBSERVATION_SHAPE = {
+    "type": "object",
+    "properties": {"user": PEER_OBSERVATION, "ai": PEER_OBSERVATION},
+    "additionalProperties": False,
+}
 
 ROOT = "root"
 
@@ -60,6 +75,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="baseUrl",
             label="Base URL",
             kind=KIND_TEXT,
+            format=FORMAT_URL,
             description="Address of your own Honcho server; blank uses Honcho Cloud.",
             placeholder="https://… (self-hosted)",
             info=(
@@ -99,6 +115,9 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="timeout",
             label="Request timeout",
             kind=KIND_NUMBER,
+            minimum=0.1,
+            maximum=600,
+            unit="seconds",
             description="Seconds to wait for Honcho before giving up (plugin default 30).",
             placeholder="30",
             info=(
@@ -149,6 +168,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="userPeerAliases",
             label="User peer aliases",
             kind=KIND_JSON,
+            json_shape=STRING_MAP,
             description="Map platform user IDs to one peer name (a JSON object).",
             placeholder='{"telegram_123": "eri"}',
             info=(
@@ -191,6 +211,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="sessions",
             label="Session overrides",
             kind=KIND_JSON,
+            json_shape=STRING_MAP,
             description="Fixed Honcho session names for particular keys (a JSON object).",
             placeholder='{"key": "session-id"}',
             info="Shared by every host in the file; for example map a project folder to a session name.",
@@ -202,6 +223,9 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="writeFrequency",
             label="Write frequency",
             kind=KIND_TEXT,
+            pattern=r"async|turn|session|[1-9][0-9]{0,5}",
+            pattern_hint="async, turn, session, or a whole number of turns such as 3",
+            suggestions=("async", "turn", "session"),
             default="async",
             description="When messages are sent to Honcho: async, turn, session or a number.",
             placeholder="async",
@@ -235,6 +259,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="dialecticMaxChars",
             label="Max result chars",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=100000,
+            unit="characters",
             description="Longest answer from Honcho that is added to the conversation (plugin default 600).",
             placeholder="600",
             group="Dialectic",
@@ -243,6 +271,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="dialecticDepth",
             label="Depth",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=3,
+            unit="passes",
             description="How many passes Honcho makes for each answer, 1 to 3 (plugin default 1).",
             info="1: a single answer. 2: adds a self-check. 3: adds a final reconciliation pass.",
             placeholder="1",
@@ -252,6 +284,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="dialecticDepthLevels",
             label="Per-pass levels",
             kind=KIND_JSON,
+            json_shape={"type": "array", "minItems": 1, "items": {"enum": ["minimal", "low", "medium", "high", "max"]}},
             description="Reasoning level for each pass, as a JSON list (blank: based on the level above).",
             placeholder='["low", "medium"]',
             info='One entry per pass, each one of "minimal", "low", "medium", "high", "max".',
@@ -261,6 +294,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="dialecticMaxInputChars",
             label="Max input chars",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=100000,
+            unit="characters",
             description="Longest question sent to Honcho; longer ones are cut (plugin default 10000).",
             placeholder="10000",
             group="Dialectic",
@@ -269,6 +306,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="dialecticCadence",
             label="Dialectic cadence",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=1000,
+            unit="turns",
             description="Ask Honcho about the user at most every N turns (plugin default 1).",
             placeholder="1",
             group="Dialectic",
@@ -277,6 +318,9 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="firstTurnDialecticWait",
             label="First-turn dialectic wait (s)",
             kind=KIND_NUMBER,
+            minimum=0,
+            maximum=60,
+            unit="seconds",
             description="On the first turn, wait this long for Honcho's answer (plugin default 2.0).",
             info="0 means no wait: the answer is used from a later turn on.",
             placeholder="2.0",
@@ -322,6 +366,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="contextTokens",
             label="Context token cap",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=100000,
+            unit="tokens",
             description="Upper limit on the size of injected context, in tokens (blank: no limit).",
             placeholder="(uncapped)",
             group="Recall",
@@ -330,6 +378,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="contextCadence",
             label="Context cadence",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=1000,
+            unit="turns",
             description="Refresh the injected context every N turns (plugin default 1).",
             placeholder="1",
             group="Recall",
@@ -350,6 +402,9 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="firstTurnBaseWait",
             label="First-turn context wait (s)",
             kind=KIND_NUMBER,
+            minimum=0,
+            maximum=60,
+            unit="seconds",
             description="On the first turn, wait this long for context to arrive (plugin default 3.0).",
             info="0 means no wait: the context is used from a later turn on.",
             placeholder="3.0",
@@ -377,6 +432,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="messageMaxChars",
             label="Message max chars",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=1000000,
+            unit="characters",
             description="Longer messages are sent to Honcho in pieces of this size (plugin default 25000).",
             info="Honcho Cloud takes up to 25000 characters per message; change it only for your own server.",
             placeholder="25000",
@@ -407,6 +466,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="observation",
             label="Observation (granular)",
             kind=KIND_JSON,
+            json_shape=OBSERVATION_SHAPE,
             description="Fine-grained control of who observes whom (a JSON object); overrides the mode.",
             placeholder='{"user": {"observeMe": true, "observeOthers": true}, "ai": {"observeMe": true}}',
             info=(

@@ -8,6 +8,7 @@ value is neither null nor empty, so a blank field here cannot hide a value set i
 from __future__ import annotations
 
 from provider_schemas.config_schema import (
+    FORMAT_URL,
     KIND_BOOL,
     KIND_JSON,
     KIND_SECRET,
@@ -20,6 +21,22 @@ from provider_schemas.config_schema import (
 )
 
 PLATFORM_ONLY = {"mode": "platform"}
+
+# The OSS backend is available only with a vector store; each part names its provider.
+OSS_PART = {"type": "object", "properties": {"provider": {"type": "string"}, "config": {"type": "object"}}}
+OSS_SHAPE = {
+    "type": "object",
+    "required": ["vector_store"],
+    "properties": {
+        "llm": OSS_PART,
+        "embedder": OSS_PART,
+        "vector_store": {
+            "type": "object",
+            "required": ["provider"],
+            "properties": {"provider": {"type": "string"}, "config": {"type": "object"}},
+        },
+    },
+}
 
 CONFIG_SCHEMA = ProviderConfigSchema(
     name="mem0",
@@ -72,6 +89,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="host",
             label="Self-hosted URL",
             kind=KIND_TEXT,
+            format=FORMAT_URL,
             description="Address of your own Mem0 server; blank uses Mem0 Platform.",
             placeholder="http://localhost:8000 (self-hosted)",
             info=(
@@ -119,6 +137,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="oss",
             label="OSS backend",
             kind=KIND_JSON,
+            json_shape=OSS_SHAPE,
             description="Models and vector store for OSS mode (a JSON object).",
             placeholder=(
                 '{"llm": {"provider": "openai", "config": {"model": "gpt-4o-mini"}}, '

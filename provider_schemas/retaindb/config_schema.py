@@ -8,6 +8,7 @@ because a present but empty ``RETAINDB_BASE_URL`` would break every request.
 from __future__ import annotations
 
 from provider_schemas.config_schema import (
+    FORMAT_URL,
     KIND_SECRET,
     KIND_TEXT,
     STORAGE_ENV_FILE,
@@ -34,6 +35,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="base_url",
             label="Base URL",
             kind=KIND_TEXT,
+            format=FORMAT_URL,
             description="Address of the RetainDB API (default https://api.retaindb.com).",
             placeholder="https://api.retaindb.com",
             info="Only change this for a private RetainDB deployment. A trailing / is ignored.",

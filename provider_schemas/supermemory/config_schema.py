@@ -8,6 +8,7 @@ key comes from ``SUPERMEMORY_API_KEY`` and ``SUPERMEMORY_CONTAINER_TAG`` beats t
 from __future__ import annotations
 
 from provider_schemas.config_schema import (
+    FORMAT_URL,
     KIND_BOOL,
     KIND_JSON,
     KIND_NUMBER,
@@ -21,6 +22,11 @@ from provider_schemas.config_schema import (
 )
 
 WITH_CUSTOM_CONTAINERS = {"enable_custom_container_tags": "true"}
+
+# The plugin rewrites a tag to letters, digits and single inner underscores; a tag already in that
+# form is used as typed. ``{identity}`` (the profile name) is filled in before that rewrite.
+TAG_PATTERN = r"(?!_)(?!.*__)(?!.*_$)(?:[A-Za-z0-9_]|\{identity\})+"
+PLAIN_TAG = r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)*"
 
 CONFIG_SCHEMA = ProviderConfigSchema(
     name="supermemory",
@@ -44,6 +50,11 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="container_tag",
             label="Container tag",
             kind=KIND_TEXT,
+            pattern=TAG_PATTERN,
+            pattern_hint=(
+                "a tag of letters, digits and single underscores, with no underscore at either end; "
+                "{identity} may be used"
+            ),
             default="hermes",
             description="The Supermemory container (memory space) this agent uses.",
             info=(
@@ -59,6 +70,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="base_url",
             label="Base URL",
             kind=KIND_TEXT,
+            format=FORMAT_URL,
             description="Address of the Supermemory API (default https://api.supermemory.ai).",
             placeholder="https://api.supermemory.ai",
             info="Only change this for a private Supermemory deployment. A trailing / is ignored.",
@@ -69,6 +81,9 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="api_timeout",
             label="API timeout (s)",
             kind=KIND_NUMBER,
+            minimum=0.5,
+            maximum=15,
+            unit="seconds",
             default="5.0",
             description="How long to wait for Supermemory before giving up (0.5 to 15 seconds).",
             group="Connection",
@@ -122,6 +137,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="max_recall_results",
             label="Max recall results",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=20,
+            unit="results",
             default="10",
             description="Most memories added to a turn (1 to 20).",
             group="Recall",
@@ -130,6 +149,10 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="profile_frequency",
             label="Profile frequency (turns)",
             kind=KIND_NUMBER,
+            integer=True,
+            minimum=1,
+            maximum=500,
+            unit="turns",
             default="50",
             description="Include the user's profile facts on the first turn, then every N turns (1 to 500).",
             group="Recall",
@@ -138,6 +161,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="entity_context",
             label="Extraction guidance",
             kind=KIND_TEXT,
+            max_length=1500,
             description="Tells Supermemory what is worth remembering (blank: built-in guidance).",
             info="May span several lines; only the first 1500 characters are used.",
             group="Capture",
@@ -155,6 +179,7 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             key="custom_containers",
             label="Extra containers",
             kind=KIND_JSON,
+            json_shape={"type": "array", "items": {"type": "string", "pattern": PLAIN_TAG}},
             description="Additional container tags the agent may use (a JSON list).",
             placeholder='["work", "family"]',
             when=WITH_CUSTOM_CONTAINERS,

@@ -35,7 +35,7 @@ def test_it_writes_every_bundled_providers_settings_where_the_agent_reads_them(o
     put(owner_client, "hindsight", {"mode": "local_external", "api_url": "http://127.0.0.1:8888",
                                     "recall_budget": "high", "api_key": "hs-1", "timeout": 12})
     put(owner_client, "mem0", {"host": "http://127.0.0.1:8000", "agent_id": "a1", "rerank": True})
-    put(owner_client, "supermemory", {"api_key": "sm-1", "container_tag": "x-{identity}", "max_recall_results": 7})
+    put(owner_client, "supermemory", {"api_key": "sm-1", "container_tag": "x_{identity}", "max_recall_results": 7})
     put(owner_client, "holographic", {"auto_extract": False, "default_trust": 0.7, "hrr_dim": 512})
     put(owner_client, "byterover", {"auto_extract": False})
     put(owner_client, "retaindb", {"api_key": "r-1", "base_url": "http://r.example", "project": "p1"})
@@ -69,5 +69,5 @@ def test_it_writes_every_bundled_providers_settings_where_the_agent_reads_them(o
     assert agent["honcho"]["effective"]["timeout"] == 12.5
     assert agent["honcho"]["effective"]["pin_peer_name"] is True
     assert agent["honcho"]["effective"]["api_key_set"] is True
-    assert agent["supermemory"]["loaded"]["container_tag"] == "x-{identity}"  # stored exactly as typed
+    assert agent["supermemory"]["loaded"]["container_tag"] == "x_{identity}"  # stored exactly as typed
     assert agent["supermemory"]["effective"]["max_recall_results"] == 7

@@ -53,6 +53,6 @@ def others_still_work(client: Client, home: Path, *, skip: str = "") -> None:
     assert client.get("/api/memory").status_code == 200
     assert client.get(f"/api/memory/providers/{name}/config").status_code == 200
     saved = api_put(client, f"/api/memory/providers/{name}/config", {"values": {"agent_id" if name == "mem0"
-                                                                               else "container_tag": "still-works"}})
+                                                                               else "container_tag": "still_works"}})
     assert saved.status_code == 200, saved.content
     assert client.get("/providers/").status_code == 200

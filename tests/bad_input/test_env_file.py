@@ -89,17 +89,17 @@ def test_it_replaces_a_secret_and_keeps_every_other_byte(owner_client, home, mes
 
 def test_it_appends_a_new_variable_after_a_last_line_without_newline(owner_client, home, messy_env):
     response = api_put(owner_client, "/api/memory/providers/retaindb/config",
-                       {"values": {"base_url": "https://rdb.example/x y"}})
+                       {"values": {"project": "team project x"}})
 
     text = messy_env.read_bytes().decode("utf-8")
     assert response.status_code == 200, response.content
     assert text.startswith(MESSY)
-    assert text[len(MESSY):] in ('\nRETAINDB_BASE_URL="https://rdb.example/x y"\n',
-                                 '\r\nRETAINDB_BASE_URL="https://rdb.example/x y"\n',
-                                 '\nRETAINDB_BASE_URL="https://rdb.example/x y"',
-                                 '\r\nRETAINDB_BASE_URL="https://rdb.example/x y"\r\n')
+    assert text[len(MESSY):] in ('\nRETAINDB_PROJECT="team project x"\n',
+                                 '\r\nRETAINDB_PROJECT="team project x"\n',
+                                 '\nRETAINDB_PROJECT="team project x"',
+                                 '\r\nRETAINDB_PROJECT="team project x"\r\n')
     values = _dotenv_values(messy_env)
-    assert values["RETAINDB_BASE_URL"] == "https://rdb.example/x y"
+    assert values["RETAINDB_PROJECT"] == "team project x"
     assert values["LAST"] == "no trailing newline"
 
 

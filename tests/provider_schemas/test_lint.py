@@ -106,7 +106,7 @@ def test_it_lints_every_listed_problem_with_source_lines() -> None:
 
     assert find("'access_token': the key looks like a credential").severity == "warning"
     assert find("'access_token': the key looks like a credential").line == 18
-    assert find("'password': a secret without env_key").severity == "warning"
+    assert find("'password': a secret without env_key").severity == "error"  # issue 14: the panel cannot store it
     assert find("'on': empty label").line == 20
     assert find("'shown': when expects 'mode' to be 'b'").severity == "error"
     assert find("'shown': when expects 'mode' to be 'b'").line == 21

@@ -22,7 +22,9 @@ def check(path: Path, *, name: str | None = None) -> tuple[int, str, str]:
 
 
 def write(tmp_path: Path, text: str, filename: str = "config_schema.py") -> Path:
-    path = tmp_path / filename
+    # In a directory named like the provider, as a plain check expects (the name is checked too).
+    path = tmp_path / "demo" / filename
+    path.parent.mkdir(exist_ok=True)
     path.write_text(textwrap.dedent(text), encoding="utf-8")
     return path
 

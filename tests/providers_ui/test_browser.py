@@ -63,10 +63,10 @@ def test_it_reports_invalid_json_at_its_field_and_leaves_the_file_untouched(sign
     page.locator("details#sec-recall > summary").click()  # open the collapsed group
     # Leaving a field validates it in place while the user keeps typing in the next one.
     tokens = page.get_by_label("Max recall tokens")
-    tokens.fill("12x")
+    tokens.fill("-5")
     tokens.press("Tab")
     page.keyboard.type("900")
-    page.locator(".field__error", has_text="Invalid number for 'recall_max_tokens'").wait_for()
+    page.locator(".field__error", has_text="Enter a whole number of tokens from 1 to 100000.").wait_for()
     assert page.evaluate("document.activeElement.name") == "v:recall_max_input_chars"
     assert page.get_by_label("Max recall query chars").input_value() == "900"
     tokens.fill("4096")

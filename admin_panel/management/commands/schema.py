@@ -27,8 +27,9 @@ class Command(BaseCommand):
             "--static",
             action="store_true",
             help="Prove the file is pure data without executing it (exit 1 with the line otherwise); "
-            "the provider name is then checked only with --name.",
+            "the same declaration checks as a plain check follow.",
         )
+        check.add_argument("--strict", action="store_true", help="Warnings fail too (exit 1), for a clean CI.")
         show = sub.add_parser("show", help="A provider's settings as the API returns them.")
         show.add_argument("name")
         show.add_argument("--json", action="store_true", help="Print the api.md B4 payload.")
@@ -56,9 +57,13 @@ class Command(BaseCommand):
         if action == "check" and options.get("static"):
             from provider_schemas.static_eval import run_static_check
 
-            status = run_static_check(options["path"], out=self.stdout, err=self.stderr, name=options.get("name"))
+            status = run_static_check(
+                options["path"], out=self.stdout, err=self.stderr, name=options.get("name"), strict=options["strict"]
+            )
         elif action == "check":
-            status = run_check(options["path"], out=self.stdout, err=self.stderr, name=options.get("name"))
+            status = run_check(
+                options["path"], out=self.stdout, err=self.stderr, name=options.get("name"), strict=options["strict"]
+            )
         elif action == "list":
             status = run_list(home=self._home(options["profile"]), out=self.stdout, secret_store=self._secret_store())
         else:
