@@ -693,3 +693,41 @@ def localise_message(text: str | None) -> str:
                 values[name] = localise_message(values[name])
             return translation.gettext(template) % values
     return text
+
+
+def keyring_check_message(check: Any, *, with_detail: bool = True) -> str:
+    """A failed ``provider_schemas.secret_stores.probe.KeyringCheck`` in the reader's language:
+    which backend, what is wrong, and what to do on this platform. ``with_detail=False`` leaves
+    out the backend's own (English) words, for a page that shows them apart as code."""
+    from provider_schemas.secret_stores import probe
+
+    gettext = translation.gettext
+    problems = {
+        probe.NO_BACKEND: gettext("no keyring backend is installed"),
+        probe.FAIL_BACKEND: gettext(
+            "the keyring package found no usable backend and fell back to keyring.backends.fail"),
+        probe.NULL_BACKEND: gettext("the keyring backend keyring.backends.null stores nothing"),
+        probe.NO_SERVICE: gettext("the backend cannot reach its keyring service or open its collection"),
+        probe.LOCKED: gettext("the keyring is locked"),
+        probe.ROUND_TRIP: gettext("a test entry did not read back as written"),
+        probe.ERROR: gettext("the keyring reported an error"),
+    }
+    advice = {
+        probe.LINUX: gettext("Run a Secret Service such as gnome-keyring or KWallet and unlock it in this session."),
+        probe.HEADLESS: gettext("This machine has no desktop session: keep the .env file store, or start a Secret "
+                                "Service as the README's “Where secrets live” explains."),
+        probe.MACOS: gettext("Use the macOS keychain of the account that runs the panel, unlocked."),
+        probe.WINDOWS: gettext("Use the Windows Credential Manager of the account that runs the panel."),
+    }
+    text = gettext("The OS keyring cannot be used (backend %(backend)s): %(problem)s.") % {
+        "backend": check.backend, "problem": problems.get(check.problem, problems[probe.ERROR])}
+    if check.detail and with_detail:
+        text += " " + gettext("It answered: %(detail)s.") % {"detail": check.detail.rstrip(".!")}
+    return f"{text} {advice.get(check.platform, advice[probe.LINUX])}"
+
+
+def secret_store_error_message(exc: Any) -> str:
+    """``SecretStoreUnavailable`` for a page: the keyring diagnosis when known, else its reason."""
+    if getattr(exc, "check", None) is not None:
+        return keyring_check_message(exc.check)
+    return translation.gettext("The secret store is unavailable: %(reason)s") % {"reason": exc.reason}

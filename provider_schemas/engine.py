@@ -154,7 +154,8 @@ class Model:
             except SecretStoreUnavailable as exc:
                 if keyring_strict:
                     raise
-                keyring_error = exc.reason
+                # The backend's own words; the full diagnosis is the settings page's and the save's.
+                keyring_error = exc.check.detail if exc.check is not None and exc.check.detail else exc.reason
         model = cls(home, schema, secret_store, env, keyring_values, keyring, schema.storage)
         model.keyring_error = keyring_error
         if schema.storage in JSON_KINDS:

@@ -119,8 +119,11 @@ class ConflictError(ProviderSchemaError):
 class SecretStoreUnavailable(ProviderSchemaError):
     """The selected secret store (the OS keyring) cannot be used."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, check: Any = None) -> None:
         self.reason = reason
+        # The failed ``secret_stores.probe.KeyringCheck`` (backend, problem, platform) when known,
+        # so the panel can say what happened and what to do in the reader's language.
+        self.check = check
         super().__init__(f"Secret store unavailable: {reason}")
 
 

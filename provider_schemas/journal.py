@@ -90,7 +90,7 @@ def sha256(data: bytes | None) -> str | None:
     return None if data is None else hashlib.sha256(data).hexdigest()
 
 
-def _file_sha256(path: Path) -> str | None:
+def file_sha256(path: Path) -> str | None:
     try:
         return sha256(path.read_bytes())
     except FileNotFoundError:
@@ -180,7 +180,14 @@ def _parse(raw: bytes) -> tuple[list[JournalEntry], list[str]]:
     return entries, names
 
 
-def write_journal(home: Path, entries: list[JournalEntry], keyring_names: list[str]) -> Path:
+def _move_section(raw: bytes) -> dict | None:
+    move = json.loads(raw.decode("utf-8")).get("move")
+    return move if isinstance(move, dict) else None
+
+
+def write_journal(
+    home: Path, entries: list[JournalEntry], keyring_names: list[str], *, move: dict[str, object] | None = None
+) -> Path:
     """Write and fsync the intent journal; refuses to overwrite a live one.
 
     Created in place (O_EXCL) rather than through a temp: the renames only start once it is
@@ -199,6 +206,8 @@ def write_journal(home: Path, entries: list[JournalEntry], keyring_names: list[s
         ],
         "keyring": list(keyring_names),
     }
+    if move is not None:
+        doc["move"] = move  # a move of secrets: its own roll-forward (provider_schemas.secret_moves)
     data = json.dumps(doc, indent=1).encode("utf-8")
     fd = os.open(path, _JOURNAL_FLAGS, 0o600)  # FileExistsError: a live journal is never replaced
     try:
@@ -223,7 +232,7 @@ def remove_journal(home: Path) -> None:
         os.unlink(journal_path(home))
 
 
-def _set_aside(path: Path) -> Path | None:
+def set_aside(path: Path) -> Path | None:
     """Keep the journal as ``save-journal.failed-<UTC time>.json`` for a human to inspect."""
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     for n in range(1000):
@@ -256,24 +265,30 @@ def complete_pending(home: Path) -> Recovery | None:
         entries, keyring_names = _parse(raw)
     except (ValueError, UnicodeDecodeError):
         # Most likely a kill while it was being written, before any rename; kept for inspection anyway.
-        failed = _set_aside(path)
+        failed = set_aside(path)
         logger.warning("Ignored an incomplete or damaged save journal %s (kept as %s)", path, failed)
         return Recovery(completed=False, problems=["journal damaged"], failed_copy=failed)
+
+    move = _move_section(raw)
+    if move is not None:
+        from provider_schemas.secret_moves import finish_interrupted_move
+
+        return finish_interrupted_move(home, entries, move)
 
     pending: list[JournalEntry] = []
     problems: list[str] = []
     for entry in entries:
-        current = _file_sha256(entry.target)
+        current = file_sha256(entry.target)
         if current == entry.new_sha256:
             continue
-        if _file_sha256(entry.temp) != entry.new_sha256:
+        if file_sha256(entry.temp) != entry.new_sha256:
             problems.append(f"{entry.target}: its new version ({entry.temp}) is missing")
         elif current != entry.old_sha256:
             problems.append(f"{entry.target}: changed by someone else since the interrupted save")
         else:
             pending.append(entry)
     if problems:
-        failed = _set_aside(path)
+        failed = set_aside(path)
         logger.warning(
             "An interrupted save could not be completed; files left as they are, journal kept as %s: %s",
             failed,
@@ -288,7 +303,7 @@ def complete_pending(home: Path) -> Recovery | None:
             fsync_dir(entry.target.parent)
             renamed.append(entry.target)
     except OSError as exc:
-        failed = _set_aside(path)
+        failed = set_aside(path)
         problem = f"{exc.filename or ''}: {exc.strerror or type(exc).__name__}"
         logger.warning("Completing an interrupted save failed (journal kept as %s): %s", failed, problem)
         return Recovery(completed=False, renamed=renamed, problems=[problem], keyring_names=keyring_names,

@@ -74,19 +74,27 @@ def commit(
     keyring: KeyringStore | None,
     *,
     home: Path | None = None,
+    move: dict[str, object] | None = None,
 ) -> None:
     """Apply everything or nothing. Raises ``ConflictError`` (a file changed since it was read;
     nothing written), ``SecretStoreUnavailable`` (keyring failed; rolled back) or ``SaveFailed``.
 
     Call it under ``home_lock(home)``; ``home`` defaults to the home whose lock this thread holds
-    and is where the intent journal of a multi-file commit goes."""
+    and is where the intent journal of a multi-file commit goes.
+
+    ``move`` (``{"to": store, "names": [...]}``, ``provider_schemas.secret_moves``) journals the
+    commit as a move of secrets and orders it so each value is always in one store at least: keyring
+    entries are set *before* the files are renamed when moving to the keyring."""
     for w in writes:
         if _current_bytes(w.target) != w.old:
             raise ConflictError([f"{w.label} changed while saving"])
+    if keyring_ops and keyring is not None:
+        keyring.require_usable()  # a keyring locked since planning: refuse before any write
     journal_home = home if home is not None else held_home()
     if journal_home is None and len(writes) > 1:
         logger.warning("A multi-file save ran without the home's lock file: no journal protects it from a crash")
     needs_journal = journal_home is not None and (len(writes) > 1 or bool(writes and keyring_ops))
+    keyring_first = move is not None and move.get("to") == "keyring"
     keep = journal.protected_temps(journal_home) if journal_home is not None else set()
     for directory in dict.fromkeys(w.target.parent for w in writes):
         journal.remove_stale_temps(directory, keep=keep)
@@ -106,22 +114,17 @@ def commit(
                 for w in writes
             ]
             # write_journal leaves nothing behind when it fails (and never replaces a live journal).
-            journal.write_journal(journal_home, entries, [op.name for op in keyring_ops])
+            journal.write_journal(journal_home, entries, [op.name for op in keyring_ops], move=move)
             journalled = True
+        if keyring_first:
+            _apply_keyring(keyring_ops, keyring, keyring_done)
         for w in writes:
             os.replace(temps[w.target], w.target)
             del temps[w.target]
             replaced.append(w)
             _fsync_dir(w.target.parent)
-        if keyring_ops:
-            assert keyring is not None
-            for op in keyring_ops:
-                previous = keyring.get(op.name)
-                if op.value is None:
-                    keyring.delete(op.name)
-                else:
-                    keyring.set(op.name, op.value)
-                keyring_done.append((op.name, previous))
+        if not keyring_first:
+            _apply_keyring(keyring_ops, keyring, keyring_done)
         if journalled:
             assert journal_home is not None
             journal.remove_journal(journal_home)
@@ -140,6 +143,22 @@ def commit(
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
         raise SaveFailed(detail) from exc
+
+
+def _apply_keyring(
+    keyring_ops: list[KeyringOp], keyring: KeyringStore | None, done: list[tuple[str, str | None]]
+) -> None:
+    """Run the keyring operations, recording each entry's previous value for a rollback."""
+    if not keyring_ops:
+        return
+    assert keyring is not None
+    for op in keyring_ops:
+        previous = keyring.get(op.name)
+        if op.value is None:
+            keyring.delete(op.name)
+        else:
+            keyring.set(op.name, op.value)
+        done.append((op.name, previous))
 
 
 def _rollback(

@@ -89,6 +89,55 @@ def dict_keyring() -> Iterator[object]:
         keyring.set_keyring(previous)
 
 
+@pytest.fixture(scope="session")
+def secret_service_session() -> Iterator[object]:
+    """A real Secret Service (gnome-keyring on a private D-Bus bus) for this test process.
+
+    Missing tools skip the tests that need it on a developer's machine, and fail them under
+    ``CI=true``: CI installs them, so a missing service there is a broken build, not a skip."""
+    from tests.secret_service import SecretServiceSession, missing_tools
+
+    missing = missing_tools()
+    if missing:
+        message = f"a real Secret Service needs {', '.join(missing)} (see .ci/run)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    service = SecretServiceSession()
+    try:
+        service.start()
+    except Exception as exc:
+        service.stop()
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the test Secret Service did not start: {exc}")
+        pytest.skip(f"the test Secret Service did not start: {exc}")
+    try:
+        yield service
+    finally:
+        service.stop()
+
+
+@pytest.fixture
+def real_keyring(secret_service_session, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """The real Secret Service as this process's keyring (and its children's), empty and unlocked."""
+    import keyring
+    from keyring.backends import SecretService
+
+    service = secret_service_session
+    service.unlock()
+    service.clear()
+    for name, value in service.environment().items():
+        monkeypatch.setenv(name, value)
+    previous = keyring.get_keyring()
+    keyring.set_keyring(SecretService.Keyring())
+    try:
+        yield service
+    finally:
+        keyring.set_keyring(previous)
+        service.unlock()
+        service.clear()
+
+
 @pytest.fixture
 def home(tmp_path: Path, settings, user_home: Path) -> Path:
     """An empty HERMES_HOME that the panel (views, commands) works on for this test."""

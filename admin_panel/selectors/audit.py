@@ -223,6 +223,10 @@ def _revert(entry: AuditEntry, details: Mapping[str, Any]) -> str:
 
 def _secret_store(entry: AuditEntry, details: Mapping[str, Any]) -> str:
     old, new = _str(details, "old"), _str(details, "new")
+    moved = details.get("moved")
+    if isinstance(moved, list) and all(isinstance(n, str) for n in moved):
+        return gettext("Moved %(count)s stored secrets to the %(new)s: %(names)s") % {
+            "count": len(moved), "new": _store(new), "names": ", ".join(moved) or "-"}
     return gettext("New secrets go to: %(new)s (before: %(old)s)") % {"new": _store(new), "old": _store(old)}
 
 
@@ -335,6 +339,7 @@ class Fact:
 
 
 FACT_LABELS = {
+    "moved": _("Moved secrets"),
     "action": _("Action"),
     "target": _("Store"),
     "content": _("Content"),

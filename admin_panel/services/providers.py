@@ -30,6 +30,8 @@ from admin_panel.selectors.providers import (
     secret_store_for,
 )
 from admin_panel.services import audit
+from provider_schemas import secret_moves
+from provider_schemas.secret_stores.probe import require_keyring
 
 User = AbstractBaseUser | AnonymousUser | None
 
@@ -39,9 +41,15 @@ SECRET_CHANGE_WORDS = {"secret_set": "set", "secret_replace": "replaced", "secre
 # --- the per-home secret store --------------------------------------------------------------------
 
 
-def set_secret_store(*, home: Path, store: str, user: User = None, channel: str = "panel") -> str:
+def set_secret_store(
+    *, home: Path, store: str, user: User = None, channel: str = "panel", username: str = ""
+) -> str:
+    """Make ``store`` the one new secrets of ``home`` go to. The keyring is checked first (a real
+    backend, unlocked, a probe round trip): ``SecretStoreUnavailable`` and nothing changes."""
     if store not in SECRET_STORES:
         raise ValueError(f"Unknown secret store: {store}")
+    if store == "keyring":
+        require_keyring(home=home)
     old = secret_store_for(home=home, fresh=True)
     HomePreference.objects.update_or_create(home=home_key(home), key=SECRET_STORE_KEY, defaults={"value": store})
     forget_home_cache(home)
@@ -53,8 +61,35 @@ def set_secret_store(*, home: Path, store: str, user: User = None, channel: str 
             kind=AuditEntry.Kind.SECRET_STORE,
             summary=f"New secrets go to: {store} (before: {old})",
             details={"old": old, "new": store},
+            username=username,
         )
     return store
+
+
+def move_secrets(
+    *, home: Path, to: str, user: User = None, channel: str = "panel", expected: list[str] | None = None,
+    username: str = "",
+) -> secret_moves.MovePlan:
+    """Move every stored secret of ``home`` into store ``to`` (all or nothing) and make ``to`` the
+    store new secrets go to; audited with the variable names only. Raises ``SecretStoreUnavailable``,
+    ``StorageParseError``, ``SaveFailed``, ``ConflictError`` and ``secret_moves.MoveChanged``."""
+    if to not in SECRET_STORES:
+        raise ValueError(f"Unknown secret store: {to}")
+    plan = secret_moves.move_secrets(home=home, to=to, expected=expected)
+    old = secret_store_for(home=home, fresh=True)
+    HomePreference.objects.update_or_create(home=home_key(home), key=SECRET_STORE_KEY, defaults={"value": to})
+    forget_home_cache(home)
+    if plan.variables or old != to:
+        audit.record(
+            user=user,
+            channel=channel,
+            home=home,
+            kind=AuditEntry.Kind.SECRET_STORE,
+            summary=f"Moved {len(plan.variables)} stored secrets to the {to}: {', '.join(plan.variables) or '-'}",
+            details={"old": old, "new": to, "moved": plan.variables},
+            username=username,
+        )
+    return plan
 
 
 def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterable[str]) -> None:

@@ -35,6 +35,7 @@ from admin_panel.localisation import (
     localise_overview,
     localise_provider_state,
     not_ready_message,
+    secret_store_error_message,
 )
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import providers as selectors
@@ -50,7 +51,8 @@ def store_errors(view: Any) -> Any:
         try:
             return view(request, *args, **kwargs)
         except provider_schemas.SecretStoreUnavailable as exc:
-            return render(request, "providers/store_unavailable.html", {"reason": exc.reason}, status=503)
+            return render(request, "providers/store_unavailable.html",
+                          {"reason": secret_store_error_message(exc)}, status=503)
 
     return wrapper
 
@@ -336,8 +338,7 @@ def provider_save(request: HttpRequest, name: str) -> HttpResponse:
         context["storage_error"] = exc.detail
         return _render_detail(request, context, status=409)
     except provider_schemas.SecretStoreUnavailable as exc:
-        messages.error(request, _("Nothing was saved: the secret store is unavailable (%(reason)s).")
-                       % {"reason": exc.reason})
+        messages.error(request, _("Nothing was saved. %(problem)s") % {"problem": secret_store_error_message(exc)})
         return redirect("provider_detail", name=name)
     except provider_schemas.SaveFailed as exc:
         status, text = services.describe_save_failure(exc, home=home)

@@ -8,16 +8,24 @@ from typing import Any
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
 import provider_schemas
 from admin_panel.forms.settings import build_setting_rows, parse_settings
 from admin_panel.home import current_home
-from admin_panel.localisation import localise_message, not_ready_message
+from admin_panel.localisation import (
+    keyring_check_message,
+    localise_message,
+    not_ready_message,
+    secret_store_error_message,
+)
 from admin_panel.permissions import can_change, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
+from provider_schemas import secret_moves
+from provider_schemas.secret_stores.probe import check_keyring
 
 
 def _provider_choices(*, home: Path, current: str) -> list[dict[str, Any]]:
@@ -31,6 +39,30 @@ def _provider_choices(*, home: Path, current: str) -> list[dict[str, Any]]:
     if current and current not in names:
         choices.append({"value": current, "label": _("%(name)s (not found)") % {"name": current}})
     return choices
+
+
+def _keyring_context(*, home: Path, review: str = "") -> dict[str, Any]:
+    """Whether the keyring can be chosen, checked before anyone clicks (and why not), and which
+    stored secrets a move would carry into the store in use (names only)."""
+    check = check_keyring(home=home)
+    context: dict[str, Any] = {
+        "keyring_usable": check.usable,
+        "keyring_problem": "" if check.usable else keyring_check_message(check, with_detail=False),
+        "keyring_problem_detail": check.detail,
+        "move_to": "",
+        "move_names": [],
+        "move_review": False,
+    }
+    if not check.usable:
+        return context
+    store = selectors.secret_store_for(home=home)
+    try:
+        plan = secret_moves.plan_move(home=home, to=store)
+    except (provider_schemas.SecretStoreUnavailable, provider_schemas.StorageParseError):
+        return context
+    if not plan.empty:
+        context.update(move_to=store, move_names=plan.variables, move_review=review == store)
+    return context
 
 
 def _context(
@@ -55,6 +87,7 @@ def _context(
         "conflict": conflict or [],
         "provider_choices": _provider_choices(home=home, current=current_provider),
         "secret_store": selectors.secret_store_for(home=home),
+        **_keyring_context(home=home, review=request.GET.get("move", "")),
         "config_exists": (home / "config.yaml").exists(),
     }
 
@@ -68,6 +101,8 @@ def memory_settings(request: HttpRequest) -> HttpResponse:
             return render(request, "errors/forbidden.html", status=403)
         if request.POST.get("action") == "secret_store":
             return _save_secret_store(request, home=home)
+        if request.POST.get("action") == "move_secrets":
+            return _move_secrets(request, home=home)
         return _save_settings(request, home=home)
     state = provider_schemas.read_memory_settings(home=home)
     return render(request, "settings/memory.html", _context(request, home=home, state=state))
@@ -78,13 +113,46 @@ def _save_secret_store(request: HttpRequest, *, home: Path) -> HttpResponse:
     if store not in selectors.SECRET_STORES:
         messages.error(request, _("Choose one of the offered secret stores."))
         return redirect("memory_settings")
-    services.set_secret_store(home=home, store=store, user=request.user, channel="panel")
+    try:
+        services.set_secret_store(home=home, store=store, user=request.user, channel="panel")
+    except provider_schemas.SecretStoreUnavailable as exc:
+        messages.error(request, _("The secret store was not changed. %(problem)s")
+                       % {"problem": secret_store_error_message(exc)})
+        state = provider_schemas.read_memory_settings(home=home)
+        return render(request, "settings/memory.html", _context(request, home=home, state=state), status=503)
     if store == "keyring":
         messages.success(request, _("New secrets now go to the OS keyring. Start the agent with "
                                     "“python manage.py secrets exec -- hermes …” so it can read them."))
     else:
         messages.success(request, _("New secrets now go to the .env file of the agent's home."))
     return redirect("memory_settings")
+
+
+def _move_secrets(request: HttpRequest, *, home: Path) -> HttpResponse:
+    to = request.POST.get("to", "")
+    if to not in selectors.SECRET_STORES:
+        messages.error(request, _("Choose one of the offered secret stores."))
+        return redirect("memory_settings")
+    expected = request.POST.getlist("variable")
+    try:
+        plan = services.move_secrets(home=home, to=to, user=request.user, channel="panel", expected=expected)
+    except secret_moves.MoveChanged:
+        messages.error(request, _("Nothing was moved: the stored secrets changed since you reviewed the move. "
+                                  "Review it again."))
+    except provider_schemas.SecretStoreUnavailable as exc:
+        messages.error(request, _("Nothing was moved. %(problem)s") % {"problem": secret_store_error_message(exc)})
+    except provider_schemas.StorageParseError as exc:
+        messages.error(request, _("Nothing was moved. %(problem)s") % {"problem": localise_message(exc.detail)})
+    except provider_schemas.ConflictError:
+        messages.error(request, _("Nothing was moved: .env changed while moving. Review the move again."))
+    except provider_schemas.SaveFailed as exc:
+        messages.error(request, services.describe_save_failure(exc, home=home)[1])
+    else:
+        where = _("the OS keyring") if to == "keyring" else _("the .env file")
+        messages.success(request, _("Moved %(count)s stored secrets to %(where)s: %(names)s. New secrets go there "
+                                    "too.") % {"count": len(plan.variables), "where": where,
+                                               "names": ", ".join(plan.variables)})
+    return redirect(reverse("memory_settings") + "#secret-store")
 
 
 def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
@@ -123,8 +191,7 @@ def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
         messages.error(request, text)
         return _refused_page(request, home=home, edited=edited, status=status)
     except provider_schemas.SecretStoreUnavailable as exc:
-        messages.error(request, _("Nothing was saved: the secret store is unavailable (%(reason)s).")
-                       % {"reason": exc.reason})
+        messages.error(request, _("Nothing was saved. %(problem)s") % {"problem": secret_store_error_message(exc)})
         return redirect("memory_settings")
     messages.success(request, _("Saved. Changes apply the next time the agent starts."))
     return redirect("memory_settings")

@@ -19,30 +19,50 @@ def keyring_service(home: Path) -> str:
     return f"memory-panel:{os.path.realpath(home)}"
 
 
-def _reason(exc: BaseException, *, hide: str | None = None) -> str:
-    text = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
-    if hide:
-        text = text.replace(hide, "***")
-    return text
+def _unavailable(exc: BaseException, *, hide: str | None = None) -> SecretStoreUnavailable:
+    """The error a failed keyring call becomes: the same diagnosis the probe gives (backend,
+    problem, advice for this platform), so every page says the same thing."""
+    from provider_schemas.secret_stores import probe
+
+    try:
+        backend = probe.backend_name(keyring.get_keyring())
+    except Exception:
+        backend = "none"
+    check = probe.KeyringCheck(
+        usable=False,
+        backend=backend,
+        problem=probe.problem_of(exc),
+        detail=probe.describe_exception(exc, hide=hide),
+        platform=probe.current_platform(),
+    )
+    return check.error()
 
 
 class KeyringStore:
     """Thin wrapper over the ``keyring`` package for one home."""
 
     def __init__(self, home: Path) -> None:
+        self.home = Path(home)
         self.service = keyring_service(home)
+
+    def require_usable(self) -> None:
+        """Raise ``SecretStoreUnavailable`` unless a probe round trip works right now (run before
+        anything is written, so a keyring locked since the page was shown changes nothing)."""
+        from provider_schemas.secret_stores.probe import require_keyring
+
+        require_keyring(home=self.home)
 
     def get(self, name: str) -> str | None:
         try:
             return keyring.get_password(self.service, name)
         except (KeyringError, RuntimeError, OSError) as exc:
-            raise SecretStoreUnavailable(_reason(exc)) from None
+            raise _unavailable(exc) from None
 
     def set(self, name: str, value: str) -> None:
         try:
             keyring.set_password(self.service, name, value)
         except (KeyringError, RuntimeError, OSError) as exc:
-            raise SecretStoreUnavailable(_reason(exc, hide=value)) from None
+            raise _unavailable(exc, hide=value) from None
 
     def delete(self, name: str) -> None:
         try:
@@ -50,7 +70,7 @@ class KeyringStore:
         except PasswordDeleteError:
             return  # already absent
         except (KeyringError, RuntimeError, OSError) as exc:
-            raise SecretStoreUnavailable(_reason(exc)) from None
+            raise _unavailable(exc) from None
 
     def get_many(self, names: list[str]) -> dict[str, str]:
         """Values of the names that are set (non-empty)."""

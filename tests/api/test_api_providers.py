@@ -336,11 +336,12 @@ def locked_keyring(home):
     import keyring
 
     from admin_panel.services.providers import set_secret_store
-    from tests.keyrings import LockedKeyring
+    from tests.keyrings import DictKeyring, LockedKeyring
 
     previous = keyring.get_keyring()
+    keyring.set_keyring(DictKeyring())
+    set_secret_store(home=home, store="keyring")  # chosen while usable, locked since
     keyring.set_keyring(LockedKeyring())
-    set_secret_store(home=home, store="keyring")
     yield
     keyring.set_keyring(previous)
 

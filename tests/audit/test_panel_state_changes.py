@@ -37,7 +37,7 @@ def _create_token(*, user: str = "owner", name: str = "backup-script") -> tuple[
     return token, ApiToken.objects.get(token_digest=token_digest(token))
 
 
-def test_it_audits_the_secret_store_choice_with_who_and_both_stores(owner_client, home):
+def test_it_audits_the_secret_store_choice_with_who_and_both_stores(owner_client, home, dict_keyring):
     response = owner_client.post("/settings/", {"action": "secret_store", "secret_store": "keyring"})
 
     entry = latest_entry()
@@ -136,7 +136,7 @@ def test_it_offers_the_new_kinds_as_filters_and_filters_by_them(owner_client, ow
     assert "Created API token" in only_tokens and "New secrets go to" not in only_tokens
 
 
-def test_it_words_new_kinds_in_the_readers_language_and_keeps_english_for_exports(owner_client, home):
+def test_it_words_new_kinds_in_the_readers_language_and_keeps_english_for_exports(owner_client, home, dict_keyring):
     owner_client.post("/settings/", {"action": "secret_store", "secret_store": "keyring"})
     entry = latest_entry()
 

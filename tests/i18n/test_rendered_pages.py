@@ -261,8 +261,15 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
     client.post("/providers/-/deactivate/")
     client.post("/providers/hindsight/activate/")
     client.post("/settings/", {"v:memory_char_limit": "3000", "o:memory_char_limit": "2200"})
+    import keyring
+
+    from tests.keyrings import DictKeyring
+
+    previous_keyring = keyring.get_keyring()
+    keyring.set_keyring(DictKeyring())  # the keyring must pass its check to be chosen
     client.post("/settings/", {"action": "secret_store", "secret_store": "keyring"})
     client.post("/settings/", {"action": "secret_store", "secret_store": "env_file"})
+    keyring.set_keyring(previous_keyring)
     client.post("/memory/memory/add/", {"content": ADDED_ENTRY})
     client.post(f"/memory/memory/entries/{entry_key(ADDED_ENTRY)}/edit/", {"content": EDITED_ENTRY})
     client.post("/memory/delete/", {"entry": f"memory:{entry_key(EDITED_ENTRY)}"})

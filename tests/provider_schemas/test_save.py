@@ -198,7 +198,8 @@ def test_it_reports_an_unavailable_keyring_without_writing(agent_home: Path, plu
             save_provider(home=agent_home, name="jsonprov", values={"api_key": "sk-x"}, secret_store="keyring")
     finally:
         keyring.set_keyring(previous)
-    assert caught.value.reason == "KeyringError: no D-Bus session"
+    assert caught.value.check.detail == "KeyringError: no D-Bus session"
+    assert "no D-Bus session" in caught.value.reason
     assert not (agent_home / ".env").exists()
 
 

@@ -188,7 +188,9 @@ def test_it_writes_no_journal_for_a_one_file_save(saved_home, monkeypatch) -> No
 
     written: list[Path] = []
     real_write = journal.write_journal
-    monkeypatch.setattr(journal, "write_journal", lambda home, *a: written.append(home) or real_write(home, *a))
+    monkeypatch.setattr(
+        journal, "write_journal", lambda home, *a, **kw: written.append(home) or real_write(home, *a, **kw)
+    )
 
     save_provider(home=saved_home, name="jsonprov", values={"note": "only the json file"})
     save_provider(home=saved_home, name="jsonprov", values={"note": "both again", "api_key": "sk-x-4444"})

@@ -102,7 +102,7 @@ def test_it_creates_a_missing_config_yaml_with_only_the_changed_key(owner_client
     assert data["_config_version"] == 33
 
 
-def test_it_stores_the_secret_store_choice_per_home(owner_client, home):
+def test_it_stores_the_secret_store_choice_per_home(owner_client, home, dict_keyring):
     response = owner_client.post(URL, {"action": "secret_store", "secret_store": "keyring"})
 
     assert response.status_code == 302

@@ -87,6 +87,23 @@ class Command(BaseCommand):
         sys.stderr.flush()
         os.execve(sys.executable, argv, env)  # noqa: S606 - replace this process, same interpreter
 
+    def _check_secret_store(self, *, home: Path) -> None:
+        """``PANEL_SECRET_STORE=keyring`` is a choice like the Settings page's: refused (the panel
+        does not start) when the keyring fails its check. A home switched to the keyring earlier
+        only gets a warning: its pages explain the problem and write nothing."""
+        from admin_panel.selectors.providers import default_secret_store, secret_store_for
+        from provider_schemas.secret_stores.probe import check_keyring
+
+        from_setting = default_secret_store() == "keyring"
+        if not from_setting and secret_store_for(home=home, fresh=True) != "keyring":
+            return
+        check = check_keyring(home=home)
+        if check.usable:
+            return
+        if from_setting:
+            raise CommandError(f"PANEL_SECRET_STORE=keyring is refused. {check.english()}")
+        self.stderr.write(f"Warning: this home keeps its secrets in the OS keyring. {check.english()}")
+
     def _serve(self, *, host: str, port: int, threads: int) -> None:
         import waitress
 
@@ -98,6 +115,7 @@ class Command(BaseCommand):
         home = Path(settings.HERMES_HOME)
         home.mkdir(parents=True, exist_ok=True)
         recover(home=home)  # finish a save a killed panel process left half-done, before serving
+        self._check_secret_store(home=home)
         display_host = f"[{host}]" if ":" in host else host
         base_url = f"http://{display_host}:{port}"
         if host not in {LOOPBACK, "localhost", "::1"}:

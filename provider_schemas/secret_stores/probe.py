@@ -1,0 +1,167 @@
+"""Is the OS keyring usable for a home? Checked before anything is promised or written.
+
+The check: the ``keyring`` package has a real backend (not ``keyring.backends.fail``, not
+``keyring.backends.null``, not a chainer with nothing to chain), and a probe entry survives a
+set/get/delete round trip under the home's service name (``memory-panel:<home>``), which also
+proves the collection is unlocked. The probe value is random and never leaves this module.
+
+A failed check names the backend, a ``problem`` code the panel translates, and a ``platform``
+code selecting the advice (Linux desktop, headless Linux, macOS, Windows).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import sys
+from dataclasses import dataclass
+
+import keyring
+from keyring.backend import KeyringBackend
+from keyring.errors import InitError, KeyringError, KeyringLocked, NoKeyringError
+
+from provider_schemas.errors import SecretStoreUnavailable
+from provider_schemas.secret_stores.keyring_store import keyring_service
+
+PROBE_USERNAME = "memory-panel-probe"
+
+# Problem codes (stable: the panel translates them).
+NO_BACKEND = "no_backend"
+FAIL_BACKEND = "fail_backend"
+NULL_BACKEND = "null_backend"
+NO_SERVICE = "no_service"
+LOCKED = "locked"
+ROUND_TRIP = "round_trip"
+ERROR = "error"
+
+LINUX = "linux"
+HEADLESS = "headless"
+MACOS = "macos"
+WINDOWS = "windows"
+
+_ENGLISH = {
+    NO_BACKEND: "no keyring backend is installed",
+    FAIL_BACKEND: "the keyring package found no usable backend and fell back to keyring.backends.fail",
+    NULL_BACKEND: "the keyring backend keyring.backends.null stores nothing",
+    NO_SERVICE: "the backend cannot reach its keyring service or open its collection",
+    LOCKED: "the keyring is locked",
+    ROUND_TRIP: "a test entry did not read back as written",
+    ERROR: "the keyring reported an error",
+}
+_ADVICE = {
+    LINUX: "Run a Secret Service such as gnome-keyring or KWallet and unlock it in this session.",
+    HEADLESS: "This machine has no desktop session: keep the .env file store, or start a Secret Service "
+    "as the README's “Where secrets live” explains.",
+    MACOS: "Use the macOS keychain of the account that runs the panel, unlocked.",
+    WINDOWS: "Use the Windows Credential Manager of the account that runs the panel.",
+}
+
+
+@dataclass(frozen=True)
+class KeyringCheck:
+    """The outcome of ``check_keyring``: ``usable``, else why (``problem``, ``detail``)."""
+
+    usable: bool
+    backend: str
+    problem: str = ""
+    detail: str = ""  # the backend's own words (exception type and text), never a value
+    platform: str = LINUX
+
+    def english(self) -> str:
+        """One English sentence for logs and commands (the panel translates the codes instead)."""
+        if self.usable:
+            return f"The keyring ({self.backend}) is usable."
+        text = f"The keyring cannot be used ({self.backend}): {_ENGLISH.get(self.problem, _ENGLISH[ERROR])}"
+        if self.detail:
+            text += f" ({self.detail})"
+        return f"{text}. {_ADVICE[self.platform]}"
+
+    def error(self) -> SecretStoreUnavailable:
+        return SecretStoreUnavailable(self.english(), check=self)
+
+
+def current_platform() -> str:
+    if sys.platform == "darwin":
+        return MACOS
+    if sys.platform.startswith(("win", "cygwin")):
+        return WINDOWS
+    if os.environ.get("DBUS_SESSION_BUS_ADDRESS") or os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return LINUX
+    return HEADLESS
+
+
+def backend_name(backend: KeyringBackend | None) -> str:
+    if backend is None:
+        return "none"
+    cls = type(backend)
+    return f"{cls.__module__}.{cls.__qualname__}"
+
+
+def _real_backends(backend: KeyringBackend) -> list[KeyringBackend]:
+    from keyring.backends.chainer import ChainerBackend
+
+    if isinstance(backend, ChainerBackend):
+        return list(backend.backends)
+    return [backend]
+
+
+def problem_of(exc: BaseException) -> str:
+    """The problem code of an exception raised by a keyring call."""
+    if isinstance(exc, KeyringLocked):
+        return LOCKED
+    if isinstance(exc, NoKeyringError):
+        return FAIL_BACKEND
+    if isinstance(exc, (InitError, ConnectionError, FileNotFoundError)):
+        return NO_SERVICE  # no bus, no service on it, or no collection to open
+    text = f"{type(exc).__name__} {exc}".lower()
+    if "not available" in text or "secretservicenotavailable" in text or "dbus" in text or "connect" in text:
+        return NO_SERVICE
+    if "locked" in text or "unlock" in text:
+        return LOCKED
+    return ERROR
+
+
+def describe_exception(exc: BaseException, *, hide: str | None = None) -> str:
+    text = f"{type(exc).__name__}: {exc}".strip().rstrip(":")
+    return text.replace(hide, "***") if hide else text
+
+
+def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
+    """Whether new secrets of ``home`` can go to the keyring right now (see the module docstring)."""
+    from keyring.backends import fail, null
+
+    platform = current_platform()
+    try:
+        backend = keyring.get_keyring()
+    except Exception as exc:  # a broken keyring configuration (keyringrc, PYTHON_KEYRING_BACKEND)
+        return KeyringCheck(False, "none", NO_BACKEND, describe_exception(exc), platform)
+    name = backend_name(backend)
+    chained = _real_backends(backend)
+    if not chained:
+        return KeyringCheck(False, name, NO_BACKEND, "", platform)
+    if all(isinstance(b, fail.Keyring) for b in chained):
+        return KeyringCheck(False, name, FAIL_BACKEND, "", platform)
+    if all(isinstance(b, (fail.Keyring, null.Keyring)) for b in chained):
+        return KeyringCheck(False, name, NULL_BACKEND, "", platform)
+    service = keyring_service(home)  # type: ignore[arg-type]
+    value = f"probe-{secrets.token_hex(8)}"
+    try:
+        backend.set_password(service, PROBE_USERNAME, value)
+        read_back = backend.get_password(service, PROBE_USERNAME)
+        backend.delete_password(service, PROBE_USERNAME)
+        gone = backend.get_password(service, PROBE_USERNAME) is None
+    except (KeyringError, RuntimeError, OSError, ValueError) as exc:
+        return KeyringCheck(False, name, problem_of(exc), describe_exception(exc, hide=value), platform)
+    except Exception as exc:  # backends raise their own types (secretstorage, jeepney, D-Bus)
+        return KeyringCheck(False, name, problem_of(exc), describe_exception(exc, hide=value), platform)
+    if read_back != value or not gone:
+        return KeyringCheck(False, name, ROUND_TRIP, "", platform)
+    return KeyringCheck(True, name, platform=platform)
+
+
+def require_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
+    """``check_keyring`` that raises ``SecretStoreUnavailable`` (with the check) when unusable."""
+    result = check_keyring(home=home)
+    if not result.usable:
+        raise result.error()
+    return result

@@ -1,0 +1,110 @@
+"""The keyring check against a real Secret Service and against keyring's own fallback backends."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import keyring
+import pytest
+from keyring.backends import SecretService, fail, null
+
+from provider_schemas.secret_stores import probe
+from provider_schemas.secret_stores.keyring_store import KeyringStore, keyring_service
+
+
+def test_it_finds_an_unlocked_real_secret_service_usable_and_leaves_no_probe_entry(real_keyring, tmp_path: Path):
+    result = probe.check_keyring(home=tmp_path)
+    assert result.usable, result.english()
+    assert result.backend == "keyring.backends.SecretService.Keyring"
+    assert real_keyring.items() == {}
+
+
+def test_it_reports_a_locked_collection_as_locked_and_writes_nothing(real_keyring, tmp_path: Path):
+    real_keyring.lock()
+    result = probe.check_keyring(home=tmp_path)
+    assert not result.usable
+    assert result.problem == probe.LOCKED
+    assert "locked" in result.english()
+    assert "gnome-keyring or KWallet" in result.english()
+    real_keyring.unlock()
+    assert real_keyring.items() == {}
+
+
+def test_it_reports_the_fail_backend_with_headless_advice_in_a_process_without_a_session(tmp_path: Path):
+    # A fresh process on a server without a desktop session: keyring falls back to its fail backend.
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    code = (
+        "from provider_schemas.secret_stores.probe import check_keyring;"
+        f"r = check_keyring(home={str(tmp_path)!r}); print(r.problem, r.platform, r.backend)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2], timeout=120)
+    assert out.stdout.split() == [probe.FAIL_BACKEND, probe.HEADLESS, "keyring.backends.fail.Keyring"]
+
+
+def test_it_refuses_the_null_backend_that_stores_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    previous = keyring.get_keyring()
+    keyring.set_keyring(null.Keyring())
+    try:
+        result = probe.check_keyring(home=tmp_path)
+    finally:
+        keyring.set_keyring(previous)
+    assert (result.usable, result.problem) == (False, probe.NULL_BACKEND)
+
+
+def test_it_reports_a_secret_service_backend_without_a_bus_as_unreachable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setenv("DBUS_SESSION_BUS_ADDRESS", f"unix:path={tmp_path / 'no-bus'}")
+    previous = keyring.get_keyring()
+    keyring.set_keyring(SecretService.Keyring())
+    try:
+        result = probe.check_keyring(home=tmp_path)
+    finally:
+        keyring.set_keyring(previous)
+    assert (result.usable, result.problem) == (False, probe.NO_SERVICE)
+
+
+@pytest.mark.parametrize(
+    ("platform", "env", "expected"),
+    [
+        ("linux", {}, probe.HEADLESS),
+        ("linux", {"DBUS_SESSION_BUS_ADDRESS": "unix:path=/run/user/1000/bus"}, probe.LINUX),
+        ("darwin", {}, probe.MACOS),
+        ("win32", {}, probe.WINDOWS),
+    ],
+)
+def test_it_gives_advice_for_the_platform_it_runs_on(platform, env, expected, monkeypatch: pytest.MonkeyPatch):
+    for name in ("DBUS_SESSION_BUS_ADDRESS", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(sys, "platform", platform)
+    assert probe.current_platform() == expected
+    check = probe.KeyringCheck(False, "x", probe.LOCKED, platform=expected)
+    words = {probe.HEADLESS: ".env", probe.LINUX: "gnome-keyring", probe.MACOS: "keychain",
+             probe.WINDOWS: "Credential Manager"}
+    assert words[expected] in check.english()
+
+
+def test_it_turns_a_keyring_locked_after_the_check_into_the_same_diagnosis(real_keyring, tmp_path: Path):
+    store = KeyringStore(tmp_path)
+    real_keyring.lock()
+    with pytest.raises(Exception) as caught:
+        store.set("MEM0_API_KEY", "m0-value-never-shown")
+    error = caught.value
+    assert error.check.problem == probe.LOCKED
+    assert "m0-value-never-shown" not in str(error)
+    real_keyring.unlock()
+    assert (keyring_service(tmp_path), "MEM0_API_KEY") not in real_keyring.items()
+
+
+def test_it_does_not_count_keyrings_fail_backend_as_usable(tmp_path: Path):
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())
+    try:
+        assert probe.check_keyring(home=tmp_path).problem == probe.FAIL_BACKEND
+    finally:
+        keyring.set_keyring(previous)

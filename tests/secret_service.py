@@ -1,0 +1,154 @@
+"""A real Secret Service for tests: a private D-Bus session bus with gnome-keyring-daemon on it.
+
+Nothing of the machine's own session is used: the bus, the keyring files (``XDG_DATA_HOME``) and
+the runtime folder live in a temporary folder, and the default ("login") collection is created
+and unlocked with a test password. ``lock()``/``unlock()`` lock and unlock it the way a desktop
+session does (unlocking uses gnome-keyring's own master-password call, as no prompt can be shown).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+TEST_PASSWORD = b"memory-panel test keyring"
+TOOLS = ("dbus-daemon", "gnome-keyring-daemon")
+SECRET_SERVICE_BACKEND = "keyring.backends.SecretService.Keyring"
+
+
+def missing_tools() -> list[str]:
+    return [tool for tool in TOOLS if shutil.which(tool) is None]
+
+
+class SecretServiceSession:
+    def __init__(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="panel-secret-service-"))
+        self.address = ""
+        self._pids: list[int] = []
+
+    # -- lifecycle --------------------------------------------------------------------------------
+
+    def environment(self) -> dict[str, str]:
+        """Variables that point a process (``keyring``, ``secret-tool``) at this service."""
+        return {"DBUS_SESSION_BUS_ADDRESS": self.address, "PYTHON_KEYRING_BACKEND": SECRET_SERVICE_BACKEND}
+
+    def _daemon_env(self) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("DBUS_", "XDG_", "GNOME_KEYRING"))}
+        for name in ("data", "config", "runtime", "home"):
+            (self.root / name).mkdir(mode=0o700, exist_ok=True)
+        env.update(
+            HOME=str(self.root / "home"),
+            XDG_DATA_HOME=str(self.root / "data"),
+            XDG_CONFIG_HOME=str(self.root / "config"),
+            XDG_RUNTIME_DIR=str(self.root / "runtime"),
+        )
+        return env
+
+    def start(self) -> None:
+        env = self._daemon_env()
+        bus = subprocess.run(
+            ["dbus-daemon", "--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
+            env=env, capture_output=True, text=True, check=True, timeout=60,
+        )
+        lines = bus.stdout.split()
+        self.address, self._pids = lines[0], [int(lines[1])]
+        env["DBUS_SESSION_BUS_ADDRESS"] = self.address
+        keyring = subprocess.run(
+            ["gnome-keyring-daemon", "--unlock", "--components=secrets", "--daemonize"],
+            env=env, input=TEST_PASSWORD, capture_output=True, check=True, timeout=60,
+        )
+        for line in keyring.stdout.decode().splitlines():
+            if line.startswith("GNOME_KEYRING_PID="):
+                self._pids.append(int(line.split("=", 1)[1]))
+        self._wait_until_ready()
+
+    def _wait_until_ready(self) -> None:
+        # The daemon answers on the bus once it owns the service name; asking for the default
+        # collection waits for it (D-Bus activation is not configured on a private bus).
+        for _attempt in range(600):
+            with contextlib.suppress(Exception):
+                if self.collection_path():
+                    return
+            time.sleep(0.05)
+        raise RuntimeError("gnome-keyring-daemon did not appear on the test bus")
+
+    def stop(self) -> None:
+        for pid in reversed(self._pids):
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGTERM)
+        shutil.rmtree(self.root, ignore_errors=True)
+
+    # -- D-Bus calls ------------------------------------------------------------------------------
+
+    def _call(self, path: str, interface: str, method: str, signature: str = "", body: tuple = ()) -> tuple:
+        from jeepney import DBusAddress, MessageType, new_method_call
+        from jeepney.io.blocking import open_dbus_connection
+
+        with open_dbus_connection(bus=self.address) as conn:
+            target = DBusAddress(path, bus_name="org.freedesktop.secrets", interface=interface)
+            reply = conn.send_and_get_reply(new_method_call(target, method, signature, body), timeout=30)
+            if reply.header.message_type == MessageType.error:
+                raise RuntimeError(f"{method}: {reply.body}")
+            return reply.body
+
+    def collection_path(self) -> str:
+        return self._call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "ReadAlias", "s",
+                          ("default",))[0]
+
+    def lock(self) -> None:
+        self._call("/org/freedesktop/secrets", "org.freedesktop.Secret.Service", "Lock", "ao",
+                   ([self.collection_path()],))
+
+    def unlock(self) -> None:
+        from jeepney import DBusAddress, new_method_call
+        from jeepney.io.blocking import open_dbus_connection
+
+        # The plain session and the master-password call must share one connection.
+        with open_dbus_connection(bus=self.address) as conn:
+            service = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
+                                  interface="org.freedesktop.Secret.Service")
+            session = conn.send_and_get_reply(new_method_call(service, "OpenSession", "sv", ("plain", ("s", ""))),
+                                              timeout=30).body[1]
+            internal = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
+                                   interface="org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface")
+            secret = (session, b"", TEST_PASSWORD, "text/plain")
+            conn.send_and_get_reply(
+                new_method_call(internal, "UnlockWithMasterPassword", "o(oayays)", (self.collection_path(), secret)),
+                timeout=30,
+            )
+
+    def is_locked(self) -> bool:
+        from jeepney import DBusAddress, Properties
+        from jeepney.io.blocking import open_dbus_connection
+
+        with open_dbus_connection(bus=self.address) as conn:
+            target = DBusAddress(self.collection_path(), bus_name="org.freedesktop.secrets",
+                                 interface="org.freedesktop.Secret.Collection")
+            return bool(conn.send_and_get_reply(Properties(target).get("Locked"), timeout=30).body[0][1])
+
+    def items(self) -> dict[tuple[str, str], str]:
+        """Every (service, username) → secret in the default collection (read with secretstorage)."""
+        import secretstorage
+        from jeepney.io.blocking import open_dbus_connection
+
+        with open_dbus_connection(bus=self.address) as conn:
+            collection = secretstorage.Collection(conn)
+            out: dict[tuple[str, str], str] = {}
+            for item in collection.get_all_items():
+                attributes = item.get_attributes()
+                out[(attributes.get("service", ""), attributes.get("username", ""))] = item.get_secret().decode()
+            return out
+
+    def clear(self) -> None:
+        import secretstorage
+        from jeepney.io.blocking import open_dbus_connection
+
+        with open_dbus_connection(bus=self.address) as conn:
+            for item in secretstorage.Collection(conn).get_all_items():
+                item.delete()
