@@ -222,7 +222,7 @@ def create_state_db(path: Path, *, wal: bool = True) -> sqlite3.Connection:
     return conn
 
 
-def insert_session(conn: sqlite3.Connection, *, id: str, source: str, started_at: float, **columns: object) -> str:  # noqa: A002
+def insert_session(conn: sqlite3.Connection, *, id: str, source: str, started_at: float, **columns: object) -> str:
     """Add one ``sessions`` row (builders only: demo, benchmark, tests)."""
     values = {"id": id, "source": source, "started_at": started_at, **columns}
     names = ", ".join(values)
