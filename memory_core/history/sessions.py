@@ -39,8 +39,11 @@ _DELEGATE = _like_marker("!_delegate!_from")
 _BRANCHED = _like_marker("!_branched!_from")
 
 
-def _listable(alias: str = "s") -> str:
-    """SQL condition: roots and branch children, never a delegate subagent (§2.3)."""
+def _listable(alias: str = "s", *, delegates: bool = False) -> str:
+    """SQL condition: roots and branch children, never a delegate subagent (§2.3) unless
+    ``delegates`` (the page's "hidden sources" filter shows them too)."""
+    if delegates:
+        return f"({_DELEGATE.format(t=alias)} OR ({_listable(alias)}))"
     return (
         f"NOT ({_DELEGATE.format(t=alias)}) AND ({alias}.parent_session_id IS NULL OR {_BRANCHED.format(t=alias)}"
         f" OR EXISTS (SELECT 1 FROM sessions bp WHERE bp.id = {alias}.parent_session_id"
@@ -276,10 +279,11 @@ class ListFilters:
     # Panel-only filters (the page): a time range on started_at.
     started_from: float | None = None
     started_to: float | None = None
+    include_delegates: bool = False
 
 
 def _where(filters: ListFilters) -> tuple[str, list[Any]]:
-    clauses = [_listable("s")]
+    clauses = [_listable("s", delegates=filters.include_delegates)]
     params: list[Any] = []
     if filters.archived == "exclude":
         clauses.append("COALESCE(s.archived, 0) = 0")
@@ -466,14 +470,34 @@ def count_messages(history: History, session_id: str, *, include_inactive: bool 
     return history.one(f"SELECT COUNT(*) AS n FROM messages WHERE {where}", (session_id,))["n"]
 
 
-def message_position(history: History, session_id: str, message_id: int) -> int | None:
-    """0-based index of an active message among its session's active messages (to page to a hit)."""
-    row = history.one("SELECT active FROM messages WHERE id = ? AND session_id = ?", (message_id, session_id))
-    if row is None or row["active"] != 1:
+def locate_message(history: History, message_id: int, *, include_inactive: bool) -> tuple[str, bool, int] | None:
+    """(session id, is active, how many earlier messages its session shows) of one message, to
+    open a transcript at a search hit; ``include_inactive`` counts rewound/compacted rows too."""
+    row = history.one("SELECT session_id, active FROM messages WHERE id = ?", (message_id,))
+    if row is None:
         return None
-    return history.one(
-        "SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND active = 1 AND id < ?", (session_id, message_id)
-    )["n"]
+    active = row["active"] == 1
+    where = "" if include_inactive or not active else " AND active = 1"
+    before = history.one(f"SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND id < ?{where}",
+                         (row["session_id"], message_id))["n"]
+    return row["session_id"], active, before
+
+
+def session_summaries(history: History, session_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """``{id: {"title", "source", "started_at"}}`` for the given ids (those that exist)."""
+    ids = sorted(set(session_ids))
+    out: dict[str, dict[str, Any]] = {}
+    for start in range(0, len(ids), 500):
+        chunk = ids[start:start + 500]
+        marks = ", ".join("?" * len(chunk))
+        for r in history.rows(f"SELECT id, title, source, started_at FROM sessions WHERE id IN ({marks})", chunk):
+            out[r["id"]] = {"title": r["title"], "source": r["source"], "started_at": r["started_at"]}
+    return out
+
+
+def children_of(history: History, session_id: str) -> list[dict[str, Any]]:
+    return [dict(r) for r in history.rows(
+        "SELECT id, title, source FROM sessions WHERE parent_session_id = ? ORDER BY started_at", (session_id,))]
 
 
 def export_session(history: History, session_id: str) -> dict[str, Any]:
