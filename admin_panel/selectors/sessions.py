@@ -83,7 +83,7 @@ def secrets_by_session(found: dict[str, list[str]]) -> dict[str, list[str]]:
     for name, ids in found.items():
         for session_id in ids:
             out.setdefault(session_id, []).append(name)
-    return out
+    return {session_id: sorted(names) for session_id, names in out.items()}
 
 
 def mask_search_results(results: list[dict[str, Any]], masker: SecretMasker) -> list[dict[str, Any]]:
