@@ -36,7 +36,7 @@ _PLACEHOLDER = "\ue000{}\ue001"
 _PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
 _CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x3000, 0x303F), (0x3040, 0x309F),
                (0x30A0, 0x30FF), (0xAC00, 0xD7AF))
-_ROUTE_RUNS = re.compile(r'"[^"]*"?|\S+')
+_ROUTE_RUNS = re.compile(r'"[^"]*"|\S+')
 
 
 def is_cjk(char: str) -> bool:
@@ -199,6 +199,8 @@ def search_messages(history: History, query: str, *, source_filter: list[str] | 
                 if is_state_error(exc):
                     raise classify(exc) from None
                 hits = None
+            except sqlite3.DatabaseError as exc:
+                raise classify(exc) from None
         if hits is None:
             hits = _like(history, raw, tokens, extra, params, limit, offset)
     else:
@@ -209,6 +211,8 @@ def search_messages(history: History, query: str, *, source_filter: list[str] | 
             if is_state_error(exc):
                 raise classify(exc) from None
             return MessageHits(unparsable=True, path=path)  # FTS5 could not parse the query
+        except sqlite3.DatabaseError as exc:
+            raise classify(exc) from None
     for hit in hits:
         if with_context:
             hit["context"] = _context(history, hit)

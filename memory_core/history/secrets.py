@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import sqlite3
 
-from memory_core.history.db import History
+from memory_core.history.db import History, classify, is_state_error
 from memory_core.secret_masking import SecretMasker
 
 _WORD = re.compile(r"[^\W_]+")
@@ -40,7 +40,9 @@ def sessions_with_secrets(history: History, masker: SecretMasker) -> dict[str, l
                 candidate_ids.update(r[0] for r in history.rows(
                     "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?", (phrase,)))
                 indexed = True
-            except sqlite3.OperationalError:
+            except sqlite3.OperationalError as exc:
+                if is_state_error(exc):
+                    raise classify(exc) from None
                 indexed = False
         else:
             indexed = False
