@@ -25,6 +25,7 @@ _NAV_ITEMS = (
     ),
     ("schema_preview", _("Schema preview"), _("Preview and check a provider's config_schema.py as you write it."),
      can_change),
+    ("sessions", _("Sessions"), _("Search and read every conversation the agent has had, read-only."), can_view),
     ("audit", _("Audit"), _("Who changed what, and when; revert a settings change."), can_view),
 )
 

@@ -84,6 +84,7 @@ class AuditEntry(models.Model):
         SECRET_STORE = "secret_store", _("Secret store")
         API_TOKEN = "api_token", _("API token")
         ACCOUNT = "account", _("Account")
+        SESSION_EXPORT = "session_export", _("Session export")
 
     class Channel(models.TextChoices):
         PANEL = "panel", _("Panel")

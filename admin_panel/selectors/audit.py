@@ -254,6 +254,13 @@ def _account(entry: AuditEntry, details: Mapping[str, Any]) -> str:
     raise _Unreadable("action")
 
 
+def _session_export(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    fmt = {"markdown": "Markdown", "json": "JSON"}.get(_str(details, "format"))
+    if fmt is None:
+        raise _Unreadable("format")
+    return gettext("Exported the session %(id)s as %(format)s") % {"id": _str(details, "session_id"), "format": fmt}
+
+
 DESCRIBERS = {
     AuditEntry.Kind.PROVIDER_SETTINGS: _provider_settings,
     AuditEntry.Kind.ACTIVATION: _activation,
@@ -264,6 +271,7 @@ DESCRIBERS = {
     AuditEntry.Kind.SECRET_STORE: _secret_store,
     AuditEntry.Kind.API_TOKEN: _api_token,
     AuditEntry.Kind.ACCOUNT: _account,
+    AuditEntry.Kind.SESSION_EXPORT: _session_export,
 }
 
 

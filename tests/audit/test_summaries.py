@@ -43,10 +43,11 @@ SHAPES = [
     (Kind.API_TOKEN, "", {"action": "create", "token_id": 3, "name": "cron", "for_user": "owner"}),
     (Kind.API_TOKEN, "", {"action": "revoke", "token_id": 3, "name": "cron", "for_user": "owner"}),
     (Kind.ACCOUNT, "", {"action": "create", "account": "dana", "staff": True}),
+    (Kind.SESSION_EXPORT, "", {"session_id": "20260101_100000_aaaaaa", "format": "markdown"}),
 ]
 # What the Chinese wording leaves in Latin letters on purpose: names and file names.
 NAMES = ("hindsight", "holographic", "honcho", "memory_char_limit", "bank_id", "api_key", "MEMORY.md", "USER.md",
-         "MEMORY.md.bak.1700000000", "cron", "owner", "dana", "ab12")
+         "MEMORY.md.bak.1700000000", "cron", "owner", "dana", "ab12", "20260101_100000_aaaaaa", "Markdown")
 
 
 @pytest.mark.parametrize(("kind", "provider", "details"), SHAPES, ids=lambda v: str(v)[:24])

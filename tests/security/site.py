@@ -22,6 +22,7 @@ NON_CHANGING_POSTS = {"provider_detail"}
 VIEWER_PAGES = {
     "home", "providers", "provider_detail", "memory_settings", "memory", "memory_poll", "memory_snapshot",
     "memory_blocked", "memory_pending", "memory_backups", "memory_backup_detail", "audit", "audit_detail",
+    "sessions", "sessions_secrets", "session_detail", "session_export",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.
@@ -73,6 +74,7 @@ class Site:
     home: Path
     entry_key: str
     audit_pk: int
+    session_id: str = ""
 
     def url(self, name: str, route: str) -> str:
         """A real address for a route, each parameter filled with something that exists."""
@@ -81,6 +83,7 @@ class Site:
             "key": self.entry_key,
             "pk": str(self.audit_pk),
             "token": "not-a-real-token",
+            "session_id": self.session_id,
             "name": BACKUP_NAME if name.startswith(("memory_backup", "memory_restore")) else "hindsight",
         }
 
@@ -113,9 +116,13 @@ def seed_site(home: Path, *, user) -> Site:
                                              values={"bank_id": "bank-one", "mode": "local_external"})
     provider_services.save_provider_settings(user=user, channel="panel", home=home, name="hindsight",
                                              values={"bank_id": "bank-two"})
+    from admin_panel.demo_sessions import demo_session_ids, seed_demo_sessions
+
+    seed_demo_sessions(home)
     entry = AuditEntry.objects.order_by("-pk").first()
     assert entry is not None
-    return Site(home=home, entry_key=entry_key("Repo uses uv for Python deps."), audit_pk=entry.pk)
+    return Site(home=home, entry_key=entry_key("Repo uses uv for Python deps."), audit_pk=entry.pk,
+                session_id=demo_session_ids(home)[-1])
 
 
 def snapshot(home: Path) -> dict[str, bytes]:

@@ -1,0 +1,416 @@
+"""Reads for the Sessions page and API: the agent's history, masked.
+
+Every text that leaves here went through the home's ``SecretMasker`` (sessions.md B3). The
+masker and the map of sessions holding a secret are kept for a few seconds per home, so a page
+and its htmx requests do not read the secret stores and the whole history each time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from datetime import time as dt_time
+from pathlib import Path
+from typing import Any
+
+from memory_core.history import Capabilities, History, HistoryUnavailable, open_history, state_db_path
+from memory_core.history import sessions as history_sessions
+from memory_core.history.search import search_sessions
+from memory_core.history.secrets import sessions_with_secrets
+from memory_core.secret_masking import SecretMasker
+from provider_schemas.secret_stores.environment import stored_secret_values
+
+SNIPPET_MARKERS = (">>>", "<<<")
+_CACHE_SECONDS = 5.0
+_lock = threading.Lock()
+_maskers: dict[str, tuple[float, SecretMasker]] = {}
+_secret_maps: dict[tuple[str, tuple], tuple[float, dict[str, list[str]]]] = {}
+
+
+def secret_masker(*, home: Path) -> SecretMasker:
+    key = os.path.realpath(home)
+    now = time.monotonic()
+    with _lock:
+        hit = _maskers.get(key)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    masker = SecretMasker(stored_secret_values(home=Path(home)))
+    with _lock:
+        _maskers[key] = (now + _CACHE_SECONDS, masker)
+    return masker
+
+
+def forget_cache() -> None:
+    with _lock:
+        _maskers.clear()
+        _secret_maps.clear()
+
+
+def _file_stamp(path: Path) -> tuple:
+    stamp = []
+    for candidate in (path, path.with_name(path.name + "-wal")):
+        try:
+            st = candidate.stat()
+            stamp.append((st.st_mtime_ns, st.st_size))
+        except OSError:
+            stamp.append(None)
+    return tuple(stamp)
+
+
+def secret_sessions(history: History, *, home: Path, masker: SecretMasker) -> dict[str, list[str]]:
+    """``{ENV_NAME: [session ids]}``, cached while the file and the secrets are unchanged."""
+    if not masker:
+        return {}
+    key = (os.path.realpath(state_db_path(home)), (_file_stamp(history.path), masker.names, len(masker.forms)))
+    now = time.monotonic()
+    with _lock:
+        hit = _secret_maps.get(key)
+    if hit is not None and hit[0] > now:
+        return hit[1]
+    found = sessions_with_secrets(history, masker)
+    with _lock:
+        _secret_maps[key] = (now + _CACHE_SECONDS, found)
+    return found
+
+
+def secrets_by_session(found: dict[str, list[str]]) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for name, ids in found.items():
+        for session_id in ids:
+            out.setdefault(session_id, []).append(name)
+    return {session_id: sorted(names) for session_id, names in out.items()}
+
+
+def mask_search_results(results: list[dict[str, Any]], masker: SecretMasker) -> list[dict[str, Any]]:
+    out = []
+    for result in results:
+        masked = masker.mask_data({k: v for k, v in result.items() if k != "snippet"})
+        masked_result = {}
+        for k in result:
+            if k == "snippet":
+                snippet = result[k]
+                masked_result[k] = masker.mask_excerpt(snippet, markers=SNIPPET_MARKERS) if snippet else snippet
+            else:
+                masked_result[k] = masked[k]
+        out.append(masked_result)
+    return out
+
+
+# --- the Sessions page --------------------------------------------------------------------------
+
+PAGE_SIZE = 50
+TRANSCRIPT_PAGE_SIZE = 100
+SEARCH_LIMIT = 50
+LONG_MESSAGE_CHARS = 1500
+
+
+def epoch(value: Any) -> datetime | None:
+    if not isinstance(value, (int, float)):
+        return None
+    try:
+        return datetime.fromtimestamp(value, tz=UTC)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+@dataclass(frozen=True)
+class PageFilters:
+    """The list's filters as the GET form sends them; bad values fall back to the defaults."""
+
+    q: str = ""
+    source: str = ""
+    archived: str = "exclude"
+    order: str = "created"
+    hidden: bool = False
+    date_from: date | None = None
+    date_to: date | None = None
+    page: int = 1
+
+    @classmethod
+    def from_query(cls, query: Mapping[str, str]) -> PageFilters:
+        def day(name: str) -> date | None:
+            try:
+                return date.fromisoformat(query.get(name, "").strip())
+            except ValueError:
+                return None
+
+        archived = query.get("archived", "exclude")
+        order = query.get("order", "created")
+        try:
+            page = max(1, int(query.get("page", "1")))
+        except ValueError:
+            page = 1
+        return cls(
+            q=query.get("q", "").strip()[:500],
+            source=query.get("source", "").strip()[:64],
+            archived=archived if archived in history_sessions.ARCHIVED_CHOICES else "exclude",
+            order=order if order in history_sessions.ORDER_CHOICES else "created",
+            hidden=query.get("hidden", "") == "1",
+            date_from=day("from"),
+            date_to=day("to"),
+            page=page,
+        )
+
+    @property
+    def active(self) -> bool:
+        return bool(self.source or self.archived != "exclude" or self.hidden or self.date_from or self.date_to)
+
+    def list_filters(self) -> history_sessions.ListFilters:
+        start = datetime.combine(self.date_from, dt_time.min, tzinfo=UTC).timestamp() if self.date_from else None
+        end = None
+        if self.date_to:
+            end = datetime.combine(self.date_to + timedelta(days=1), dt_time.min, tzinfo=UTC).timestamp()
+        return history_sessions.ListFilters(
+            limit=PAGE_SIZE, offset=(self.page - 1) * PAGE_SIZE, archived=self.archived, order=self.order,
+            source=self.source, exclude_sources=() if self.hidden else history_sessions.HIDDEN_SOURCES,
+            include_delegates=self.hidden, started_from=start, started_to=end,
+        )
+
+
+def _notices(caps: Capabilities) -> list[str]:
+    notices = []
+    if caps.version_differs:
+        notices.append("newer_schema" if caps.newer else "older_schema")
+    if not caps.fts:
+        notices.append("no_fts")
+    elif not caps.trigram:
+        notices.append("no_trigram")
+    if caps.missing_triggers and caps.fts:
+        notices.append("stale_index")
+    return notices
+
+
+def _list_row(row: dict[str, Any], *, masker: SecretMasker, secrets: dict[str, list[str]]) -> dict[str, Any]:
+    masked = masker.mask_data(row)
+    return {
+        "id": row["id"],
+        "label": masked.get("title") or masked.get("preview") or "",
+        "has_title": bool(row.get("title")),
+        "source": masked.get("source"),
+        "started": epoch(row.get("started_at")),
+        "ended": epoch(row.get("ended_at")),
+        "model": masked.get("model"),
+        "messages": row.get("message_count") or 0,
+        "tokens": (row.get("input_tokens") or 0) + (row.get("output_tokens") or 0),
+        "cost": row.get("estimated_cost_usd"),
+        "archived": bool(row.get("archived")),
+        "continued": bool(row.get("_lineage_root_id")),
+        "secrets": secrets.get(row["id"], []) + [n for n in secrets.get(row.get("_lineage_root_id") or "", [])
+                                                  if n not in secrets.get(row["id"], [])],
+    }
+
+
+def sessions_page(*, home: Path, filters: PageFilters) -> dict[str, Any]:
+    """Everything the list (or the search results) shows; ``state`` names a file that cannot be read."""
+    masker = secret_masker(home=home)
+    try:
+        with open_history(home) as history:
+            found = secret_sessions(history, home=home, masker=masker)
+            by_session = secrets_by_session(found)
+            out: dict[str, Any] = {"state": None, "notices": _notices(history.caps),
+                                   "sources": history_sessions.distinct_sources(history), "search": None}
+            if filters.q:
+                out["search"] = _search(history, filters=filters, masker=masker, secrets=by_session)
+                return out
+            listing = history_sessions.list_sessions(history, filters.list_filters())
+    except HistoryUnavailable as exc:
+        return {"state": exc.state, "notices": [], "sources": [], "search": None, "rows": [], "total": 0,
+                "pages": 0}
+    out["rows"] = [_list_row(r, masker=masker, secrets=by_session) for r in listing["sessions"]]
+    out["total"] = listing["total"]
+    out["pages"] = max(1, -(-listing["total"] // PAGE_SIZE))
+    return out
+
+
+def _search(history: History, *, filters: PageFilters, masker: SecretMasker,
+            secrets: dict[str, list[str]]) -> dict[str, Any]:
+    if not history.caps.fts:
+        return {"results": [], "unavailable": True, "unparsable": False}
+    answer = search_sessions(history, filters.q, limit=SEARCH_LIMIT)
+    results = []
+    hidden = set(history_sessions.HIDDEN_SOURCES)
+    summaries = history_sessions.session_summaries(history, (r["session_id"] for r in answer.results))
+    for result in mask_search_results(answer.results, masker):
+        if filters.source and result["source"] != filters.source:
+            continue
+        if not filters.hidden and not filters.source and result["source"] in hidden:
+            continue
+        results.append({
+            **result,
+            "title": masker.mask((summaries.get(result["session_id"]) or {}).get("title") or ""),
+            "started": epoch(result["session_started"]),
+            "secrets": secrets.get(result["session_id"], []),
+        })
+    return {"results": results, "unavailable": False, "unparsable": answer.unparsable}
+
+
+# --- one transcript -------------------------------------------------------------------------------
+
+
+def _pretty_arguments(arguments: Any) -> str:
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except ValueError:
+            return arguments
+    return json.dumps(arguments, indent=2, ensure_ascii=False)
+
+
+def _tool_calls(value: Any) -> list[dict[str, str]]:
+    calls = []
+    for item in value or []:
+        if not isinstance(item, dict):
+            continue
+        function = item.get("function") if isinstance(item.get("function"), dict) else item
+        calls.append({"name": str(function.get("name") or "?"),
+                      "arguments": _pretty_arguments(function.get("arguments", ""))})
+    return calls
+
+
+def _message_view(message: dict[str, Any], *, masker: SecretMasker, hit: int | None) -> dict[str, Any]:
+    text = masker.mask(history_sessions.content_text(message.get("content")))
+    reasoning = "\n\n".join(str(message[k]) for k in ("reasoning", "reasoning_content") if message.get(k))
+    return {
+        "id": message["id"],
+        "role": message.get("role") or "",
+        "time": epoch(message.get("timestamp")),
+        "head": text[:LONG_MESSAGE_CHARS],
+        "rest": text[LONG_MESSAGE_CHARS:],
+        "tool_name": masker.mask(message.get("tool_name") or ""),
+        "tool_calls": masker.mask_data(_tool_calls(message.get("tool_calls"))),
+        "reasoning": masker.mask(reasoning),
+        "active": message.get("active") == 1,
+        "compacted": message.get("compacted") == 1,
+        "hit": message["id"] == hit,
+    }
+
+
+@dataclass
+class Transcript:
+    session: dict[str, Any]
+    messages: list[dict[str, Any]]
+    page: int
+    pages: int
+    total: int
+    show_all: bool
+    parent: dict[str, Any] | None
+    continuation: str | None
+    children: list[dict[str, Any]]
+    secrets: list[str]
+    notices: list[str]
+
+
+class Redirect(Exception):
+    def __init__(self, session_id: str, *, page: int, hit: int, show_all: bool) -> None:
+        super().__init__(session_id)
+        self.session_id, self.page, self.hit, self.show_all = session_id, page, hit, show_all
+
+
+def transcript(*, home: Path, session_id: str, page: int, hit: int | None, show_all: bool) -> Transcript | None:
+    """One session's page of messages, or None when no session has that id (or unique prefix).
+    Raises ``Redirect`` when the hit sits in another session or on another page, and
+    ``HistoryUnavailable``."""
+    masker = secret_masker(home=home)
+    with open_history(home) as history:
+        resolved = history_sessions.resolve_session_id(history, session_id)
+        if resolved is None:
+            return None
+        if hit is not None:
+            located = history_sessions.locate_message(history, hit, include_inactive=show_all)
+            if located is not None:
+                owner, active, before = located
+                wants_all = show_all or not active
+                target_page = before // TRANSCRIPT_PAGE_SIZE + 1
+                if owner != resolved or target_page != page or wants_all != show_all:
+                    raise Redirect(owner, page=target_page, hit=hit, show_all=wants_all)
+        row = history_sessions.session_row(history, resolved) or {}
+        total = history_sessions.count_messages(history, resolved, include_inactive=show_all)
+        pages = max(1, -(-total // TRANSCRIPT_PAGE_SIZE))
+        page = min(max(1, page), pages)
+        messages = history_sessions.messages_of(history, resolved, limit=TRANSCRIPT_PAGE_SIZE,
+                                                offset=(page - 1) * TRANSCRIPT_PAGE_SIZE,
+                                                include_inactive=show_all)
+        if len(messages) > TRANSCRIPT_PAGE_SIZE:
+            messages = messages[:TRANSCRIPT_PAGE_SIZE]
+        parent_id = row.get("parent_session_id")
+        parent = None
+        if parent_id:
+            parent_row = history_sessions.session_row(history, parent_id)
+            if parent_row is not None:
+                kind = "compression" if history_sessions.compression_parent(history, resolved) == parent_id else (
+                    "delegate" if row.get("source") == "subagent" else "branch")
+                parent = {"id": parent_id, "title": masker.mask(parent_row.get("title") or ""), "kind": kind}
+        continuation = history_sessions.continuation_of(history, resolved)
+        children = [
+            {"id": r["id"], "title": masker.mask(r["title"] or ""), "source": r["source"]}
+            for r in history_sessions.children_of(history, resolved) if r["id"] != continuation
+        ]
+        found = secret_sessions(history, home=home, masker=masker)
+        notices = _notices(history.caps)
+    session = masker.mask_data({k: v for k, v in row.items() if k not in ("system_prompt", "model_config")})
+    session["started"] = epoch(row.get("started_at"))
+    session["ended"] = epoch(row.get("ended_at"))
+    return Transcript(
+        session=session,
+        messages=[_message_view(m, masker=masker, hit=hit) for m in messages],
+        page=page, pages=pages, total=total, show_all=show_all, parent=parent, continuation=continuation,
+        children=children, secrets=secrets_by_session(found).get(resolved, []), notices=notices,
+    )
+
+
+def export_json(*, home: Path, session_id: str) -> dict[str, Any] | None:
+    """The API's export shape (sessions.md §4.7), masked."""
+    with open_history(home) as history:
+        resolved = history_sessions.resolve_session_id(history, session_id)
+        if resolved is None:
+            return None
+        payload = history_sessions.export_session(history, resolved)
+    return secret_masker(home=home).mask_data(payload)
+
+
+def export_markdown(payload: dict[str, Any]) -> str:
+    """A readable Markdown transcript of an (already masked) export."""
+    lines = [f"# {payload.get('title') or payload.get('id')}", ""]
+    for key in ("id", "source", "model", "started_at", "ended_at", "end_reason", "parent_session_id"):
+        value = payload.get(key)
+        if key in ("started_at", "ended_at") and value is not None:
+            when = epoch(value)
+            value = when.strftime("%Y-%m-%d %H:%M:%S UTC") if when else value
+        if value is not None:
+            lines.append(f"- **{key}**: {value}")
+    lines.append("")
+    for message in payload.get("messages", []):
+        when = epoch(message.get("timestamp"))
+        stamp = when.strftime("%Y-%m-%d %H:%M:%S") if when else ""
+        title = message.get("role") or "?"
+        if message.get("tool_name"):
+            title += f" ({message['tool_name']})"
+        lines += [f"## {title} · {stamp}", ""]
+        text = history_sessions.content_text(message.get("content"))
+        if text:
+            lines += [text, ""]
+        for call in _tool_calls(message.get("tool_calls")):
+            lines += [f"Tool call: `{call['name']}`", "", "```json", call["arguments"], "```", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def secrets_in_history(*, home: Path) -> dict[str, Any]:
+    """For each stored secret: the sessions holding it (names only, never a value)."""
+    masker = secret_masker(home=home)
+    try:
+        with open_history(home) as history:
+            found = secret_sessions(history, home=home, masker=masker)
+            summaries = history_sessions.session_summaries(history, (s for v in found.values() for s in v))
+    except HistoryUnavailable as exc:
+        return {"state": exc.state, "secrets": []}
+    rows = []
+    for name in masker.names:
+        sessions = [{"id": s, "title": masker.mask((summaries.get(s) or {}).get("title") or ""),
+                     "started": epoch((summaries.get(s) or {}).get("started_at"))} for s in found.get(name, [])]
+        rows.append({"name": name, "sessions": sessions})
+    return {"state": None, "secrets": rows}

@@ -1,0 +1,281 @@
+"""Full-text search over ``state.db`` with the agent's rules (sessions.md §3, §4.3) and the panel's
+documented fixes (Part B1, B2).
+"""
+
+# SQL is assembled only from fixed fragments and placeholders; values always go as parameters.
+# ruff: noqa: S608
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from memory_core.history.db import History, classify, is_state_error
+from memory_core.history.sessions import (
+    compression_root,
+    compression_tip,
+    content_text,
+    escape_like,
+    listable_candidates_by_id,
+)
+
+MAX_FTS5_QUERY_CHARS = 2048
+SNIPPET_OPEN, SNIPPET_CLOSE, SNIPPET_CUT = ">>>", "<<<", "..."
+OPERATORS = ("AND", "OR", "NOT")
+CONTEXT_CHARS = 200
+
+_FTS_SPECIAL = re.compile(r'[+{}():^"]')
+_STARS = re.compile(r"\*+")
+_LEADING_STAR = re.compile(r"(^|(?<=\s))\*")
+_LEADING_OPERATOR = re.compile(r"^(?:AND|OR|NOT)\b\s*", re.IGNORECASE)
+_TRAILING_OPERATOR = re.compile(r"\s+(?:AND|OR|NOT)$", re.IGNORECASE)
+_JOINED_WORDS = re.compile(r"\w+(?:[._-]\w+)+")
+_PLACEHOLDER = "\ue000{}\ue001"
+_PLACEHOLDER_RE = re.compile("\ue000(\\d+)\ue001")
+_CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x3000, 0x303F), (0x3040, 0x309F),
+               (0x30A0, 0x30FF), (0xAC00, 0xD7AF))
+_ROUTE_RUNS = re.compile(r'"[^"]*"|\S+')
+
+
+def is_cjk(char: str) -> bool:
+    code = ord(char)
+    return any(lo <= code <= hi for lo, hi in _CJK_RANGES)
+
+
+def cjk_count(text: str) -> int:
+    return sum(1 for ch in text if is_cjk(ch))
+
+
+def sanitize_fts5_query(query: str) -> str:
+    """``_sanitize_fts5_query`` of §3.2, step by step."""
+    text = query[:MAX_FTS5_QUERY_CHARS]
+    phrases: list[str] = []
+    pieces: list[str] = []
+    pos = 0
+    while pos < len(text):  # step 2: pair quotes; an unpaired one becomes a space
+        quote = text.find('"', pos)
+        if quote < 0:
+            pieces.append(text[pos:])
+            break
+        pieces.append(text[pos:quote])
+        close = text.find('"', quote + 1)
+        if close < 0:
+            pieces.append(" " + text[quote + 1:])
+            break
+        pieces.append(_PLACEHOLDER.format(len(phrases)))
+        phrases.append(text[quote:close + 1])
+        pos = close + 1
+    text = "".join(pieces)
+    text = _FTS_SPECIAL.sub(" ", text)  # step 3
+    text = _STARS.sub("*", text)  # step 4
+    text = _LEADING_STAR.sub("", text)
+    text = text.strip()  # step 5
+    text = _LEADING_OPERATOR.sub("", text, count=1).strip()
+    text = _TRAILING_OPERATOR.sub("", text, count=1)
+    text = _JOINED_WORDS.sub(lambda m: f'"{m.group(0)}"', text)  # step 6
+    text = _PLACEHOLDER_RE.sub(lambda m: phrases[int(m.group(1))], text)  # step 7
+    return text.strip()
+
+
+def route_query(q: str) -> str:
+    """The dashboard route's prefix rewrite (§4.3 step 4) with the fixes of B1: a quoted run or a
+    run ending in ``*`` is kept; the bare operators and runs holding CJK get no ``*``; every other
+    run gets one."""
+    runs = []
+    for run in _ROUTE_RUNS.findall(q):
+        if run.startswith('"') or run.endswith("*") or run in OPERATORS or cjk_count(run):
+            runs.append(run)
+        else:
+            runs.append(run + "*")
+    return " ".join(runs)
+
+
+@dataclass
+class MessageHits:
+    """Hits of ``search_messages``; ``unparsable`` when FTS5 rejected the query (B1)."""
+
+    hits: list[dict[str, Any]] = field(default_factory=list)
+    unparsable: bool = False
+    path: str = "fts"
+
+
+_HIT_COLUMNS = ("m.id, m.session_id, m.role, {snippet} AS snippet, m.content, m.timestamp, m.tool_name,"
+                " s.source, s.model, s.started_at AS session_started")
+
+
+def _filters(source_filter, exclude_sources, role_filter, *, live_only: bool) -> tuple[str, list[Any]]:
+    clauses: list[str] = []
+    params: list[Any] = []
+    if live_only:
+        clauses.append("(m.active = 1 OR m.compacted = 1)")
+    for column, values, op in (("s.source", source_filter, "IN"), ("s.source", exclude_sources, "NOT IN"),
+                               ("m.role", role_filter, "IN")):
+        if values:
+            clauses.append(f"{column} {op} ({', '.join('?' * len(values))})")
+            params.extend(values)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+def _order(sort: str | None) -> str:
+    key = (sort or "").strip().lower()
+    if key == "newest":
+        return "m.timestamp DESC, rank, m.id"
+    if key == "oldest":
+        return "m.timestamp ASC, rank, m.id"
+    return "rank, m.id"
+
+
+def _fts(history: History, table: str, match: str, extra: str, params: list[Any], order: str,
+         limit: int, offset: int) -> list[dict[str, Any]]:
+    snippet = f"snippet({table}, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '{SNIPPET_CUT}', 40)"
+    sql = (
+        f"SELECT {_HIT_COLUMNS.format(snippet=snippet)} FROM {table}"
+        f" JOIN messages m ON m.id = {table}.rowid JOIN sessions s ON s.id = m.session_id"
+        f" WHERE {table} MATCH ?{extra} ORDER BY {order} LIMIT ? OFFSET ?"
+    )
+    return [dict(r) for r in history.conn.execute(sql, [match, *params, limit, offset]).fetchall()]
+
+
+def _like(history: History, raw: str, tokens: list[str], extra: str, params: list[Any],
+          limit: int, offset: int) -> list[dict[str, Any]]:
+    terms = [t for t in tokens if t.upper() not in OPERATORS] or [raw]
+    conditions, like_params = [], []
+    for term in terms:
+        pattern = f"%{escape_like(term)}%"
+        conditions.append("(m.content LIKE ? ESCAPE '\\' OR m.tool_name LIKE ? ESCAPE '\\'"
+                          " OR m.tool_calls LIKE ? ESCAPE '\\')")
+        like_params.extend([pattern] * 3)
+    sql = (
+        f"SELECT {_HIT_COLUMNS.format(snippet='NULL')} FROM messages m JOIN sessions s ON s.id = m.session_id"
+        f" WHERE ({' OR '.join(conditions)}){extra} ORDER BY m.timestamp DESC, m.id DESC LIMIT ? OFFSET ?"
+    )
+    rows = [dict(r) for r in history.rows(sql, [*like_params, *params, limit, offset])]
+    first = terms[0].lower()
+    for row in rows:
+        content = row["content"] or ""
+        at = content.lower().find(first)
+        start = max(0, at - 40) if at >= 0 else 0
+        row["snippet"] = content[start:start + 120]
+    return rows
+
+
+def _context(history: History, hit: dict[str, Any]) -> list[dict[str, Any]]:
+    around = history.rows(
+        "SELECT * FROM (SELECT id, role, content, timestamp FROM messages WHERE session_id = ?1"
+        " AND (timestamp < ?2 OR (timestamp = ?2 AND id < ?3)) ORDER BY timestamp DESC, id DESC LIMIT 1)"
+        " UNION ALL SELECT id, role, content, timestamp FROM messages WHERE id = ?3"
+        " UNION ALL SELECT * FROM (SELECT id, role, content, timestamp FROM messages WHERE session_id = ?1"
+        " AND (timestamp > ?2 OR (timestamp = ?2 AND id > ?3)) ORDER BY timestamp, id LIMIT 1)",
+        (hit["session_id"], hit["timestamp"], hit["id"]),
+    )
+    return [{"role": r["role"], "content": content_text(r["content"])[:CONTEXT_CHARS]} for r in around]
+
+
+def search_messages(history: History, query: str, *, source_filter: list[str] | None = None,
+                    exclude_sources: list[str] | None = None, role_filter: list[str] | None = None,
+                    limit: int = 20, offset: int = 0, sort: str | None = None,
+                    include_inactive: bool = False, with_context: bool = True) -> MessageHits:
+    """``search_messages`` of §3.3–§3.4, with the rewound-row rule also on the LIKE path (B1)."""
+    if not history.caps.fts or not query or not query.strip():
+        return MessageHits()
+    sanitized = sanitize_fts5_query(query)
+    if not sanitized:
+        return MessageHits()
+    extra, params = _filters(source_filter, exclude_sources, role_filter, live_only=not include_inactive)
+    if cjk_count(sanitized):
+        raw = sanitized.strip('"').strip()
+        tokens = raw.split()
+        words = [t for t in tokens if t.upper() not in OPERATORS]
+        hits = None
+        path = "like"
+        if history.caps.trigram and cjk_count(raw) >= 3 and all(cjk_count(t) >= 3 for t in words if cjk_count(t)):
+            match = " ".join(t if t.upper() in OPERATORS else '"' + t.replace('"', '""') + '"' for t in tokens)
+            try:
+                hits = _fts(history, "messages_fts_trigram", match, extra, params, _order(sort), limit, offset)
+                path = "trigram"
+            except sqlite3.OperationalError as exc:
+                if is_state_error(exc):
+                    raise classify(exc) from None
+                hits = None
+            except sqlite3.DatabaseError as exc:
+                raise classify(exc) from None
+        if hits is None:
+            hits = _like(history, raw, tokens, extra, params, limit, offset)
+    else:
+        path = "fts"
+        try:
+            hits = _fts(history, "messages_fts", sanitized, extra, params, _order(sort), limit, offset)
+        except sqlite3.OperationalError as exc:
+            if is_state_error(exc):
+                raise classify(exc) from None
+            return MessageHits(unparsable=True, path=path)  # FTS5 could not parse the query
+        except sqlite3.DatabaseError as exc:
+            raise classify(exc) from None
+    for hit in hits:
+        if with_context:
+            hit["context"] = _context(history, hit)
+        hit.pop("content", None)
+    return MessageHits(hits=hits, path=path)
+
+
+def _id_rank(row: dict[str, Any], needle: str) -> int:
+    ids = [row["id"].lower()] + ([row["_lineage_root_id"].lower()] if row.get("_lineage_root_id") else [])
+    if needle in ids:
+        return 0
+    if any(i.startswith(needle) for i in ids):
+        return 1
+    return 2
+
+
+@dataclass
+class SearchAnswer:
+    results: list[dict[str, Any]]
+    unparsable: bool = False
+
+
+def clamp_search_limit(value: int | None) -> int:
+    return max(1, min(int(value or 20), 100))
+
+
+def search_sessions(history: History, q: str, *, limit: int = 20) -> SearchAnswer:
+    """``GET /api/sessions/search`` (§4.3) with B1 and B2 (``match_message_id``)."""
+    if not q or not q.strip():
+        return SearchAnswer(results=[])
+    limit = clamp_search_limit(limit)
+    needle = q.strip().lower()
+    candidates: list[tuple[str, dict[str, Any], int | None]] = []
+    id_rows = listable_candidates_by_id(history, needle)[: 4 * limit]
+    id_rows.sort(key=lambda r: _id_rank(r, needle))
+    for row in id_rows:
+        candidates.append((row.get("_lineage_root_id") or row["id"], {
+            "snippet": row["preview"] or f"Session ID: {row['id']}",
+            "role": None,
+            "source": row["source"],
+            "model": row["model"],
+            "session_started": row["started_at"],
+        }, None))
+    content = search_messages(history, route_query(q), limit=max(5 * limit, 50), with_context=False)
+    for hit in content.hits:
+        candidates.append((hit["session_id"], {
+            "snippet": hit["snippet"],
+            "role": hit["role"],
+            "source": hit["source"],
+            "model": hit["model"],
+            "session_started": hit["session_started"],
+        }, hit["id"]))
+    results: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for session_id, result, message_id in candidates:
+        root = compression_root(history, session_id)
+        if root in seen:
+            continue
+        seen.add(root)
+        result["session_id"] = compression_tip(history, root)
+        result["lineage_root"] = root
+        result["match_message_id"] = message_id  # B2
+        results.append(result)
+        if len(results) >= limit:
+            break
+    return SearchAnswer(results=results, unparsable=content.unparsable)
