@@ -24,11 +24,18 @@ from admin_panel.selectors.accounts import api_tokens_of
 from admin_panel.services import accounts
 
 
+def _password_form(request: HttpRequest, data: Any = None) -> PasswordChangeForm:
+    form = PasswordChangeForm(request.user, data)
+    # The page has three sections: focus stays where the reader is, not in the first password box.
+    form.fields["old_password"].widget.attrs.pop("autofocus", None)
+    return form
+
+
 def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
     context: dict[str, Any] = {
         "role_label": role_label(role_of(request.user)),
         "can_change": can_change(request.user),
-        "password_form": PasswordChangeForm(request.user),
+        "password_form": _password_form(request),
         "token_form": TokenNameForm(),
         "tokens": api_tokens_of(request.user),
     }
@@ -47,7 +54,7 @@ def account_page(request: HttpRequest) -> HttpResponse:
 @require_POST
 @viewer_required
 def account_password(request: HttpRequest) -> HttpResponse:
-    form = PasswordChangeForm(request.user, request.POST)
+    form = _password_form(request, request.POST)
     if not form.is_valid():
         return _page(request, status=400, password_form=form)
     form.save()
