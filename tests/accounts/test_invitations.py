@@ -179,3 +179,23 @@ def test_it_refuses_a_reset_link_after_24_hours_or_for_a_deactivated_account(hom
     assert client.get(f"/accounts/reset/{fresh}/").status_code == 403
     viewer.refresh_from_db()
     assert viewer.check_password(PASSWORD)
+
+
+def test_it_redacts_a_spent_links_token_from_the_refusal_django_logs(home, owner, client, caplog):
+    from admin_panel.logging_filters import RedactSecretsFilter
+
+    invitation = _invite(owner, VIEWER)
+    reset = accounts.create_reset_link(account=owner, actor=owner, channel="panel")[1]
+    SignInLink.objects.update(used_at=timezone.now())
+    caplog.set_level(logging.WARNING, logger="django.request")
+
+    client.get(f"/accounts/invitation/{invitation}/")
+    client.get(f"/accounts/reset/{reset}/")
+
+    refusals = [r for r in caplog.records if r.name == "django.request"]
+    assert len(refusals) == 2
+    for record in refusals:
+        RedactSecretsFilter().filter(record)  # what the console handler does before it writes
+    written = "\n".join(r.getMessage() for r in refusals)
+    assert invitation not in written and reset not in written
+    assert "/accounts/invitation/[redacted]/" in written
