@@ -5,7 +5,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
 from admin_panel.home import current_home
-from admin_panel.permissions import can_change, can_view
+from admin_panel.permissions import can_change, can_view, role_label, role_of
 
 # (url name, label, who may open it). Only pages the user may open are linked.
 # (URL name, label, what the page is for (the overview's cards), who may open it)
@@ -27,6 +27,7 @@ _NAV_ITEMS = (
      can_change),
     ("sessions", _("Sessions"), _("Search and read every conversation the agent has had, read-only."), can_view),
     ("audit", _("Audit"), _("Who changed what, and when; revert a settings change."), can_view),
+    ("people", _("People"), _("Invite people as admin or viewer, change their roles and access."), can_change),
 )
 
 
@@ -47,7 +48,7 @@ def navigation(request: HttpRequest) -> dict[str, object]:
         items.append(
             {"url": url, "label": label, "description": description, "current": request.path.startswith(url)}
         )
-    context: dict[str, object] = {"nav_items": items}
+    context: dict[str, object] = {"nav_items": items, "user_role_label": role_label(role_of(user))}
     if can_view(user):
         context["hermes_home_display"] = str(current_home())
     return context

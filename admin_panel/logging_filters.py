@@ -1,7 +1,7 @@
 """Keep secrets out of log lines.
 
-Two kinds of secret can reach a log line through Django's own request logging: the one-time
-sign-in token (it is part of a URL path) and API tokens or secret values quoted in a message.
+Two kinds of secret can reach a log line through Django's own request logging: a one-time
+link's token (it is part of a URL path) and API tokens or secret values quoted in a message.
 The filter rewrites the record's message before any handler formats it.
 """
 
@@ -11,8 +11,9 @@ import logging
 import re
 
 _PATTERNS = (
-    # /accounts/first-run/<token>/ : the token is a credential until used.
-    (re.compile(r"(/accounts/first-run/)[^/\s\"']+"), r"\1[redacted]"),
+    # /accounts/first-run/<token>/, /accounts/invitation/<token>/, /accounts/reset/<token>/: each
+    # one-time token is a credential until used.
+    (re.compile(r"(/accounts/(?:first-run|invitation|reset)/)[^/\s\"']+"), r"\1[redacted]"),
     # Authorization headers and panel tokens quoted in messages.
     (re.compile(r"(?i)(bearer\s+)[A-Za-z0-9._~+/=-]+"), r"\1[redacted]"),
     (re.compile(r"(?i)(x-hermes-session-token[\"']?\s*[:=]\s*[\"']?)[^\s\"',]+"), r"\1[redacted]"),

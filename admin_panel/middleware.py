@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
@@ -32,3 +33,24 @@ class ContentSecurityPolicyMiddleware:
         response = self.get_response(request)
         response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         return response
+
+
+class IdleTimeoutMiddleware:
+    """Idle timeout: a signed-in session expires ``SESSION_COOKIE_AGE`` (the idle timeout) after its
+    last save. Touching it on activity pushes the expiry forward; at most once a minute, so that
+    polling pages do not write the session on every request."""
+
+    TOUCHED_KEY = "panel_last_seen"
+    TOUCH_EVERY_SECONDS = 60
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        session = getattr(request, "session", None)
+        if session is not None and session.get("_auth_user_id") is not None:
+            now = int(time.time())
+            seen = session.get(self.TOUCHED_KEY)
+            if not isinstance(seen, int) or now - seen >= self.TOUCH_EVERY_SECONDS:
+                session[self.TOUCHED_KEY] = now  # marks the session modified: saved with a fresh expiry
+        return self.get_response(request)

@@ -15,11 +15,24 @@ def token_digest(token: str) -> str:
 
 
 class SignInLink(models.Model):
-    """A one-time link printed by ``serve`` on first run, while no account exists."""
+    """A one-time link: the first-run link ``serve`` prints while no account exists, an
+    invitation to a new account with a role, or a password reset for one account."""
+
+    class Purpose(models.TextChoices):
+        FIRST_RUN = "first_run", _("First run")
+        INVITATION = "invitation", _("Invitation")
+        PASSWORD_RESET = "password_reset", _("Password reset")
 
     token_digest = models.CharField(max_length=64, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
     used_at = models.DateTimeField(null=True, blank=True)
+    purpose = models.CharField(max_length=20, choices=Purpose.choices, default=Purpose.FIRST_RUN)
+    # The role an invitation gives ("admin" or "viewer"); empty for the other purposes.
+    role = models.CharField(max_length=10, blank=True)
+    # The account a password reset is for.
+    account = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="account_links"
+    )
 
     def __str__(self) -> str:
         return f"sign-in link created {self.created_at:%Y-%m-%d %H:%M}"
@@ -85,6 +98,10 @@ class AuditEntry(models.Model):
         API_TOKEN = "api_token", _("API token")
         ACCOUNT = "account", _("Account")
         SESSION_EXPORT = "session_export", _("Session export")
+        INVITATION = "invitation", _("Invitation")
+        ROLE = "role", _("Role")
+        ACCESS = "access", _("Access")
+        RESET_LINK = "reset_link", _("Password reset link")
 
     class Channel(models.TextChoices):
         PANEL = "panel", _("Panel")

@@ -1,7 +1,8 @@
 """Who may see and who may change.
 
-Staff may do everything. Members of the ``viewers`` group may see settings, stores and the audit
-log and change nothing. Other signed-in users see nothing but a refusal. Nobody, ever, sees a
+Two roles. Admin (staff) may do everything. Viewer (a member of the ``viewers`` group, which a
+migration creates) may see settings, stores and the audit log and change nothing. Other
+signed-in users see nothing but a refusal. Nobody, ever, sees a
 secret value: there is no permission for that because no page has one.
 """
 
@@ -14,8 +15,13 @@ from typing import Any
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.translation import gettext_lazy as _
 
 VIEWERS_GROUP = "viewers"
+ADMIN = "admin"
+VIEWER = "viewer"
+ROLES = (ADMIN, VIEWER)
+ROLE_LABELS = {ADMIN: _("Admin"), VIEWER: _("Viewer")}
 
 View = Callable[..., HttpResponse]
 
@@ -28,6 +34,20 @@ def can_view(user: AbstractBaseUser | AnonymousUser) -> bool:
     if can_change(user):
         return True
     return bool(user.is_authenticated and user.is_active and user.groups.filter(name=VIEWERS_GROUP).exists())
+
+
+def role_of(user: AbstractBaseUser | AnonymousUser) -> str:
+    """``"admin"``, ``"viewer"`` or ``""`` (no role: the account sees nothing). Staff wins, so an
+    account never has two roles."""
+    if not user.is_authenticated:
+        return ""
+    if user.is_staff:
+        return ADMIN
+    return VIEWER if user.groups.filter(name=VIEWERS_GROUP).exists() else ""
+
+
+def role_label(role: str) -> str:
+    return str(ROLE_LABELS.get(role, _("No role")))
 
 
 def _refuse(request: HttpRequest) -> HttpResponse:

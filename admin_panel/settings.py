@@ -24,6 +24,18 @@ def _truthy(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+def _hours(name: str, default: float) -> int:
+    """Seconds from an environment variable given in hours; a clear start-up error when it is not one."""
+    text = os.environ.get(name, "").strip()
+    try:
+        hours = float(text) if text else default
+    except ValueError:
+        hours = -1.0
+    if not 0 < hours <= 24 * 365:
+        raise ValueError(f"{name} must be a number of hours between 0 and 8760, not {text!r}")
+    return int(hours * 3600)
+
+
 def _load_or_create_secret_key(data_dir: Path) -> str:
     """A random key generated once and kept (mode 0600) beside the panel's database."""
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -72,6 +84,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "admin_panel.middleware.IdleTimeoutMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
@@ -141,6 +154,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Sessions are read on every request (the live view polls twice a second): keep them in the
 # process cache, backed by the database.
 SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# A signed-in session ends after this long without a request (PANEL_IDLE_TIMEOUT_HOURS, default 12):
+# the session's expiry is pushed forward by IdleTimeoutMiddleware as the user keeps working.
+PANEL_IDLE_TIMEOUT_SECONDS = _hours("PANEL_IDLE_TIMEOUT_HOURS", 12)
+SESSION_COOKIE_AGE = PANEL_IDLE_TIMEOUT_SECONDS
 
 # Cookies and headers. HttpOnly CSRF cookie: pages carry the token in the form or in the
 # hx-headers attribute of <body>, never read from JavaScript.

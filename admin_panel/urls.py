@@ -20,5 +20,6 @@ urlpatterns = [
     path("", include("admin_panel.routes.preview")),
     path("", include("admin_panel.routes.audit")),
     path("", include("admin_panel.routes.sessions")),
+    path("", include("admin_panel.routes.accounts")),
     path("api/", include("admin_panel.routes.api")),
 ]

@@ -20,6 +20,7 @@ from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from admin_panel.models import AuditEntry
+from admin_panel.permissions import ROLE_LABELS
 
 PAGE_SIZE = 50
 
@@ -251,6 +252,60 @@ def _account(entry: AuditEntry, details: Mapping[str, Any]) -> str:
         return gettext("Created the first account, %(name)s, with the sign-in link") % name
     if details.get("action") == "password" and by_command:
         return gettext("Changed the password of %(name)s with a management command") % name
+    if details.get("action") == "password":
+        return gettext("%(name)s changed their password") % name
+    ended = details.get("sessions_ended")
+    if details.get("action") == "sign_out_others" and isinstance(ended, int):
+        return ngettext("%(name)s signed out of %(count)d other session", "%(name)s signed out of %(count)d other "
+                        "sessions", ended) % {**name, "count": ended}
+    raise _Unreadable("action")
+
+
+def _role_word(role: Any) -> str:
+    if role == "":
+        return gettext("no role")
+    if role not in ROLE_LABELS:
+        raise _Unreadable("role")
+    return str(ROLE_LABELS[role])
+
+
+def _link_id(details: Mapping[str, Any]) -> int:
+    pk = details.get("link_id")
+    if not isinstance(pk, int):
+        raise _Unreadable("link_id")
+    return pk
+
+
+def _invitation(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    values = {"id": _link_id(details), "role": _role_word(details.get("role"))}
+    if details.get("action") == "create":
+        return gettext("Invited a new %(role)s (invitation #%(id)s)") % values
+    if details.get("action") == "accept":
+        return gettext("%(name)s accepted invitation #%(id)s as %(role)s") % {**values,
+                                                                              "name": _str(details, "account")}
+    raise _Unreadable("action")
+
+
+def _role(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    return gettext("Changed the role of %(name)s from %(old)s to %(new)s") % {
+        "name": _str(details, "account"), "old": _role_word(details.get("old")), "new": _role_word(details.get("new"))}
+
+
+def _access(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    name = {"name": _str(details, "account")}
+    if details.get("action") == "deactivate":
+        return gettext("Deactivated the account %(name)s") % name
+    if details.get("action") == "activate":
+        return gettext("Reactivated the account %(name)s") % name
+    raise _Unreadable("action")
+
+
+def _reset_link(entry: AuditEntry, details: Mapping[str, Any]) -> str:
+    values = {"id": _link_id(details), "name": _str(details, "account")}
+    if details.get("action") == "create":
+        return gettext("Issued a password-reset link for %(name)s (link #%(id)s)") % values
+    if details.get("action") == "use":
+        return gettext("%(name)s set a new password with reset link #%(id)s") % values
     raise _Unreadable("action")
 
 
@@ -272,6 +327,10 @@ DESCRIBERS = {
     AuditEntry.Kind.API_TOKEN: _api_token,
     AuditEntry.Kind.ACCOUNT: _account,
     AuditEntry.Kind.SESSION_EXPORT: _session_export,
+    AuditEntry.Kind.INVITATION: _invitation,
+    AuditEntry.Kind.ROLE: _role,
+    AuditEntry.Kind.ACCESS: _access,
+    AuditEntry.Kind.RESET_LINK: _reset_link,
 }
 
 
@@ -364,11 +423,19 @@ FACT_LABELS = {
     "for_user": _("Acts as user"),
     "account": _("Account"),
     "staff": _("Staff"),
+    "role": _("Role"),
+    "link_id": _("Link number"),
+    "sessions_ended": _("Sessions ended"),
+    "via": _("Made with"),
 }
 # Recorded identifiers shown as words of the reader's language (anything else is shown as recorded).
 VALUE_WORDS = {
     "action": {"add": _("add"), "edit": _("edit"), "delete": _("delete"), "restore": _("restore"),
-               "approve": _("approve"), "reject": _("reject"), "create": _("create"), "revoke": _("revoke")},
+               "approve": _("approve"), "reject": _("reject"), "create": _("create"), "revoke": _("revoke"),
+               "accept": _("accept"), "use": _("use"), "deactivate": _("deactivate"), "activate": _("activate"),
+               "password": _("password change"), "sign_out_others": _("sign out of other sessions")},
+    "role": {"admin": _("Admin"), "viewer": _("Viewer")},
+    "via": {"command": _("a management command")},
     "target": {"memory": "MEMORY.md", "user": "USER.md"},
     "result": {"applied": _("applied"), "rejected": _("rejected")},
     "staff": {True: _("yes"), False: _("no")},
@@ -396,6 +463,10 @@ def detail_facts(entry: AuditEntry) -> list[Fact]:
         for key, label in (("old", _("Before")), ("new", _("After"))):
             if isinstance(details.get(key), str):
                 facts.append(Fact(label=label, texts=[_store(details[key])]))
+    if entry.kind == AuditEntry.Kind.ROLE:
+        for key, label in (("old", _("Before")), ("new", _("After"))):
+            with contextlib.suppress(_Unreadable):
+                facts.append(Fact(label=label, texts=[_role_word(details.get(key))]))
     for key in known + unknown:
         value = details[key]
         words = VALUE_WORDS.get(key, {})
@@ -455,6 +526,49 @@ def has_revertible_changes(entry: AuditEntry) -> bool:
 
 def has_secret_changes(entry: AuditEntry) -> bool:
     return any(row.secret is not None for row in change_rows(entry))
+
+
+# --- the list at a glance -------------------------------------------------------------------------
+
+GLANCE_LENGTH = 40
+NO_VALUE = "∅"
+
+
+def shorten(text: str, length: int = GLANCE_LENGTH) -> str:
+    """One line of at most ``length`` characters (an ellipsis says there was more)."""
+    line = " ".join(text.split())
+    return line if len(line) <= length else line[: length - 1].rstrip() + "…"
+
+
+def glance(entry: AuditEntry) -> list[str]:
+    """What changed, one short line per key, for the audit list: ``bank_id: acc-one → acc-two``,
+    a secret as ``api_key: replaced``. Never a secret value: none was recorded."""
+    lines = []
+    for row in change_rows(entry):
+        if row.secret is not None:
+            lines.append(f"{row.key}: {row.secret}")
+        else:
+            lines.append(f"{row.key}: {shorten(row.old) if row.old is not None else NO_VALUE} → "
+                         f"{shorten(row.new) if row.new is not None else NO_VALUE}")
+    details = entry.details if isinstance(entry.details, dict) else {}
+    activation = activation_change(entry)
+    if activation is not None:
+        built_in = gettext("built-in memory only")
+        lines.append(f"{activation[0] or built_in} → {activation[1] or built_in}")
+    elif entry.kind == AuditEntry.Kind.SECRET_STORE and isinstance(details.get("old"), str):
+        lines.append(f"{_store(details['old'])} → {_store(str(details.get('new', '')))}")
+    elif entry.kind == AuditEntry.Kind.MEMORY_ENTRY:
+        old, new = details.get("old_content"), details.get("content")
+        if isinstance(old, str) and isinstance(new, str):
+            lines.append(f"{shorten(old)} → {shorten(new)}")
+        elif isinstance(new, str):
+            lines.append(shorten(new))
+    return lines
+
+
+def revert_reachable(entry: AuditEntry) -> bool:
+    """Whether the row offers the way to its revert (a change that has not been reverted yet)."""
+    return has_revertible_changes(entry) and reverted_by(entry) is None
 
 
 # --- exports --------------------------------------------------------------------------------------

@@ -1,7 +1,9 @@
-"""One-time sign-in links for the very first account.
+"""One-time links: the first-run link, invitations and password resets share one mechanism.
 
-``serve`` prints a link while no account exists. Following it claims the link (single use,
-15 minutes), and the browser then chooses the first username and password.
+A link is a random token shown once; only its SHA-256 digest is stored. It works once and only
+while fresh: ``serve``'s first-run link for 15 minutes (while no account exists), an invitation
+or a password-reset link for 24 hours. Claiming is a conditional update, so two concurrent
+requests cannot both use one link.
 """
 
 from __future__ import annotations
@@ -11,17 +13,64 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from admin_panel.models import SignInLink, token_digest
 
+ACCOUNT_LINK_MAX_AGE = timedelta(hours=24)
+# The address path of each kind of link, followed by the token.
+LINK_PATHS = {
+    SignInLink.Purpose.FIRST_RUN: "/accounts/first-run/",
+    SignInLink.Purpose.INVITATION: "/accounts/invitation/",
+    SignInLink.Purpose.PASSWORD_RESET: "/accounts/reset/",
+}
+
+
+def max_age(purpose: str) -> timedelta:
+    if purpose == SignInLink.Purpose.FIRST_RUN:
+        return timedelta(seconds=settings.SIGN_IN_LINK_MAX_AGE_SECONDS)
+    return ACCOUNT_LINK_MAX_AGE
+
+
+def create_link(*, purpose: str, role: str = "", account: AbstractBaseUser | None = None) -> tuple[SignInLink, str]:
+    """Create a link and return it with its token (the only time the token exists)."""
+    token = secrets.token_urlsafe(32)
+    link = SignInLink.objects.create(token_digest=token_digest(token), purpose=purpose, role=role, account=account)
+    return link, token
+
+
+def link_path(*, purpose: str, token: str) -> str:
+    return f"{LINK_PATHS[purpose]}{token}/"
+
+
+def _usable(purpose: str):
+    oldest_valid = timezone.now() - max_age(purpose)
+    return SignInLink.objects.filter(purpose=purpose, used_at__isnull=True, created_at__gte=oldest_valid)
+
+
+def usable_link(*, token: str, purpose: str) -> SignInLink | None:
+    """The unused, fresh link of this purpose the token opens, or None (nothing is claimed)."""
+    if not token or len(token) > 200:
+        return None
+    return _usable(purpose).filter(token_digest=token_digest(token)).first()
+
+
+def usable_link_by_id(*, pk: int, purpose: str) -> SignInLink | None:
+    return _usable(purpose).filter(pk=pk).first()
+
+
+def claim_link(*, link: SignInLink) -> bool:
+    """Mark the link used if it still is unused and fresh; True when this call claimed it."""
+    with transaction.atomic():
+        claimed = _usable(link.purpose).filter(pk=link.pk).update(used_at=timezone.now())
+    return claimed == 1
+
 
 def create_sign_in_link() -> str:
-    """Create a link token and return it; only its digest is stored."""
-    token = secrets.token_urlsafe(32)
-    SignInLink.objects.create(token_digest=token_digest(token))
-    return token
+    """The first-run link's token (``serve`` prints it while no account exists)."""
+    return create_link(purpose=SignInLink.Purpose.FIRST_RUN)[1]
 
 
 def accounts_exist() -> bool:
@@ -29,15 +78,5 @@ def accounts_exist() -> bool:
 
 
 def claim_sign_in_link(*, token: str) -> bool:
-    """Mark the link used if it is valid, unused and fresh; True when this call claimed it.
-
-    The update is conditional so that two concurrent requests cannot both claim one link.
-    """
-    if not token or len(token) > 200:
-        return False
-    oldest_valid = timezone.now() - timedelta(seconds=settings.SIGN_IN_LINK_MAX_AGE_SECONDS)
-    with transaction.atomic():
-        claimed = SignInLink.objects.filter(
-            token_digest=token_digest(token), used_at__isnull=True, created_at__gte=oldest_valid
-        ).update(used_at=timezone.now())
-    return claimed == 1
+    link = usable_link(token=token, purpose=SignInLink.Purpose.FIRST_RUN)
+    return link is not None and claim_link(link=link)

@@ -21,8 +21,9 @@ from django.views.decorators.vary import vary_on_headers
 import provider_schemas
 from admin_panel.localisation import localise_message, not_ready_message
 from admin_panel.models import AuditEntry
-from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.permissions import can_change, role_label, staff_required, viewer_required
 from admin_panel.selectors import audit as selectors
+from admin_panel.selectors.accounts import roles_by_username
 from admin_panel.services import revert as revert_service
 from admin_panel.services.providers import describe_save_failure
 
@@ -60,6 +61,8 @@ def audit_list(request: HttpRequest) -> HttpResponse:
         response["Cache-Control"] = "no-store"
         return response
     page = Paginator(entries, selectors.PAGE_SIZE).get_page(request.GET.get("page"))
+    may_revert = can_change(request.user)
+    roles = roles_by_username({entry.username for entry in page.object_list if entry.user_id})
     context: dict[str, Any] = {
         "filters": filters,
         "choices": selectors.filter_choices(),
@@ -70,6 +73,9 @@ def audit_list(request: HttpRequest) -> HttpResponse:
                 "summary": selectors.describe(entry),
                 "kind_label": selectors.kind_label(entry.kind),
                 "channel_label": selectors.channel_label(entry.channel),
+                "role_label": role_label(roles[entry.username]) if entry.username in roles and entry.user_id else "",
+                "glance": selectors.glance(entry),
+                "revert": may_revert and selectors.revert_reachable(entry),
             }
             for entry in page.object_list
         ],

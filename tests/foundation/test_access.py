@@ -7,8 +7,10 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 pytestmark = pytest.mark.django_db
 
-# Reachable before signing in: the sign-in pages themselves and the language choice.
-PUBLIC = {"login", "first_run_account", "first_run_link", "set_language"}
+# Reachable before signing in: the sign-in pages themselves, the one-time links (first run,
+# invitations, password resets) and the language choice.
+PUBLIC = {"login", "first_run_account", "first_run_link", "set_language", "invitation_accept", "invitation_link",
+          "reset_password", "reset_link"}
 
 
 def _named_routes(resolver: URLResolver, prefix: str = "") -> list[tuple[str, str]]:

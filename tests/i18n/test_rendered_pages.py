@@ -284,6 +284,12 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
     call_command("memory", "add", "user", "Uses a standing desk.", **quiet)
     call_command("api_token", "create", "--user", owner.get_username(), "--name", TOKEN_NAME, **quiet)
     call_command("api_token", "revoke", "1", **quiet)
+    from django.contrib.auth import get_user_model
+
+    get_user_model().objects.create_user(username="dana", password="a long passphrase for dana")
+    call_command("user", "invite", "--role", "viewer", **quiet)
+    for args in (("set-role", "dana", "viewer"), ("deactivate", "dana"), ("activate", "dana"), ("reset-link", "dana")):
+        call_command("user", *args, **quiet)
     record(user=owner, channel="panel", home=home, kind=AuditEntry.Kind.ACCOUNT,
            summary="Created the first account, owner, with the sign-in link",
            details={"action": "create", "account": "owner", "staff": True})
@@ -366,9 +372,49 @@ def _pages(home: Path) -> Iterator[Request]:
                                                    "v:recall_budget": "nonsense"}
     yield "staff", "POST", "/schema-preview/try/", {"choice": "bundled:retaindb", "v:api_key": "rdb-tried"}
     yield "staff", "POST", "/schema-preview/field/?key=bank_id", {"choice": "bundled:hindsight", "v:bank_id": "b"}
+    yield from _account_pages()
     yield "anonymous", "GET", "/accounts/login/", None
     yield "anonymous", "POST", "/accounts/login/", {"username": "owner", "password": "wrong"}
     yield "anonymous", "GET", "/accounts/first-run/not-a-token/", None
+
+
+def _account_pages() -> Iterator[Request]:
+    """The People and account pages, their confirmations, refusals and one-time links, then the
+    audit entries they made."""
+    from django.contrib.auth import get_user_model
+
+    from admin_panel.models import ApiToken
+
+    users = {u.username: u.pk for u in get_user_model().objects.all()}
+    owner, viewer = users["owner"], users["viewer"]
+    yield "staff", "GET", "/people/", None
+    yield "staff", "GET", "/account/", None
+    yield "viewer", "GET", "/account/", None
+    yield "staff", "POST", "/people/invite/", {"role": "viewer"}
+    yield "staff", "POST", "/people/invite/", {"role": "owner-of-everything"}
+    yield "staff", "POST", f"/people/{owner}/role/", {"role": "viewer"}
+    yield "staff", "POST", f"/people/{owner}/role/", {"role": "viewer", "confirmed": "1"}
+    yield "staff", "POST", f"/people/{owner}/deactivate/", {}
+    yield "staff", "POST", f"/people/{owner}/deactivate/", {"confirmed": "1"}
+    yield "staff", "POST", f"/people/{users['nobody']}/activate/", {}
+    yield "staff", "POST", f"/people/{viewer}/reset-link/", {}
+    yield "staff", "POST", f"/people/{viewer}/role/", {"role": "admin"}
+    yield "staff", "POST", f"/people/{viewer}/role/", {"role": "viewer", "confirmed": "1"}
+    yield "viewer", "POST", "/account/password/", {"old_password": "wrong", "new_password1": "a", "new_password2": "b"}
+    yield "viewer", "POST", "/account/tokens/", {"name": ""}
+    yield "viewer", "POST", "/account/tokens/", {"name": "cron"}
+    token = ApiToken.objects.filter(user_id=viewer).latest("pk").pk
+    yield "viewer", "POST", f"/account/tokens/{token}/revoke/", {}
+    yield "viewer", "POST", f"/account/tokens/{token}/revoke/", {"confirmed": "1"}
+    yield "viewer", "POST", "/account/sessions/", {}
+    yield "viewer", "GET", "/account/", None
+    yield "staff", "GET", "/audit/", None
+    for pk in AuditEntry.objects.filter(kind__in=("invitation", "role", "access", "reset_link", "account",
+                                                  "api_token")).values_list("pk", flat=True):
+        yield "staff", "GET", f"/audit/{pk}/", None
+    for path in ("/accounts/invitation/not-a-token/", "/accounts/invitation/", "/accounts/reset/not-a-token/",
+                 "/accounts/reset/"):
+        yield "anonymous", "GET", path, None
 
 
 def _drift_and_conflict(home: Path) -> None:

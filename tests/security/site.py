@@ -12,10 +12,15 @@ from pathlib import Path
 from django.urls import URLPattern, URLResolver, get_resolver
 
 # Reachable before signing in.
-PUBLIC_ROUTES = {"login", "first_run_account", "first_run_link", "set_language"}
+PUBLIC_ROUTES = {"login", "first_run_account", "first_run_link", "set_language", "invitation_accept",
+                 "invitation_link", "reset_password", "reset_link"}
 # Open to every signed-in user: signing out, and the landing page (which shows no agent state to a
 # user without a role).
 ANY_USER_ROUTES = {"logout", "home"}
+# The own account page: every account with a role (viewers too) changes its own password, sessions
+# and API tokens there, and nothing of the agent or of other accounts.
+OWN_ACCOUNT_ROUTES = {"account", "account_password", "account_sign_out_others", "account_token_create",
+                      "account_token_revoke"}
 # POSTs that change nothing: "Back to the form" from the review page (a viewer is sent to the page).
 NON_CHANGING_POSTS = {"provider_detail"}
 # Pages that show state: staff and viewers may GET them.
@@ -31,6 +36,7 @@ STAFF_ROUTES = {
     "memory_delete_confirm", "memory_undo", "memory_undo_dismiss", "memory_pending_action", "memory_entry_add",
     "memory_entry_edit", "memory_restore", "schema_preview", "schema_preview_poll", "schema_preview_paste",
     "schema_preview_try", "schema_preview_field", "audit_revert",
+    "people", "people_invite", "people_set_role", "people_deactivate", "people_activate", "people_reset_link",
 }
 BACKUP_NAME = "MEMORY.md.bak.1700000000"
 MEMORY_TEXT = "Repo uses uv for Python deps.\n§\nCI runs on GitHub Actions."

@@ -11,7 +11,7 @@ from django.test import Client
 from admin_panel.middleware import CONTENT_SECURITY_POLICY
 from tests.conftest import PASSWORD
 from tests.security.markup import csp_problems
-from tests.security.site import STAFF_ROUTES, VIEWER_PAGES, page_routes
+from tests.security.site import OWN_ACCOUNT_ROUTES, STAFF_ROUTES, VIEWER_PAGES, page_routes
 
 pytestmark = pytest.mark.django_db
 
@@ -19,7 +19,7 @@ EXPECTED_CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; font-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
-GET_PAGES = [p for p in page_routes() if p[0] in VIEWER_PAGES | STAFF_ROUTES]
+GET_PAGES = [p for p in page_routes() if p[0] in VIEWER_PAGES | STAFF_ROUTES | OWN_ACCOUNT_ROUTES]
 
 
 def _assert_headers(response, where: str) -> None:

@@ -2,19 +2,18 @@
 
 Creating and revoking a token are audited (kind ``api_token``, channel ``command``, the
 operating-system account as the user) with the token's id, name and user: never the token.
+A token acts with its user's role: a viewer's token can only read.
 """
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.utils import timezone
 
-from admin_panel.models import ApiToken, AuditEntry, token_digest
-from admin_panel.services.audit import record_panel_change_by_command
+from admin_panel.models import ApiToken
+from admin_panel.services.accounts import create_api_token, revoke_api_token
 
 
 class Command(BaseCommand):
@@ -33,10 +32,7 @@ class Command(BaseCommand):
         action = options["action"]
         if action == "create":
             user = self._user(options.get("user"))
-            token = secrets.token_urlsafe(32)
-            created = ApiToken.objects.create(name=options["name"], token_digest=token_digest(token), user=user)
-            _audit(created, action="create", summary=f"Created API token #{created.pk} ({created.name}) "
-                   f"for {user.get_username()}")
+            created, token = create_api_token(account=user, name=options["name"], actor=None, channel="command")
             self.stderr.write(f"Created API token {created.pk} ({created.name}) for {user.get_username()}. "
                               "It is shown once; store it now.")
             self.stdout.write(token)
@@ -46,13 +42,9 @@ class Command(BaseCommand):
                 used = f"last used {listed.last_used_at:%Y-%m-%d %H:%M}" if listed.last_used_at else "never used"
                 self.stdout.write(f"{listed.pk}\t{listed.name}\t{listed.user.get_username()}\t{state}\t{used}")
         else:
-            updated = ApiToken.objects.filter(pk=options["id"], revoked_at__isnull=True).update(
-                revoked_at=timezone.now()
-            )
-            if not updated:
+            found = ApiToken.objects.select_related("user").filter(pk=options["id"]).first()
+            if found is None or not revoke_api_token(token=found, actor=None, channel="command"):
                 raise CommandError(f"No active API token with id {options['id']}.")
-            revoked = ApiToken.objects.select_related("user").get(pk=options["id"])
-            _audit(revoked, action="revoke", summary=f"Revoked API token #{revoked.pk} ({revoked.name})")
             self.stdout.write(f"Revoked API token {options['id']}.")
 
     def _user(self, username: str | None):
@@ -66,11 +58,3 @@ class Command(BaseCommand):
         if len(superusers) != 1:
             raise CommandError("Say which user the token acts as: --user NAME.")
         return superusers[0]
-
-
-def _audit(token: ApiToken, *, action: str, summary: str) -> None:
-    record_panel_change_by_command(
-        kind=AuditEntry.Kind.API_TOKEN,
-        summary=summary,
-        details={"action": action, "token_id": token.pk, "name": token.name, "for_user": token.user.get_username()},
-    )
