@@ -417,7 +417,7 @@ class MemoryStore:
         """
         wanted = list(dict.fromkeys(_require_text(text, "old_content") for text in old_contents))
         fresh = [_require_text(text, "new_content").strip() for text in new_contents]
-        if not wanted:
+        if not wanted and not fresh:
             return msg.failure(msg.NOTHING_SELECTED)
         if any(not text for text in fresh):
             return msg.failure(msg.EMPTY_NEW_CONTENT)
@@ -434,26 +434,20 @@ class MemoryStore:
             missing = [text for text in wanted if text not in present]
             if missing:
                 return msg.failure(msg.entries_gone(len(missing)), missing=missing, current_entries=list(entries))
-            doomed = set(wanted)
-            first = min(entries.index(text) for text in wanted)
-            kept = [entry for entry in entries if entry not in doomed]
-            insert_at = sum(1 for entry in entries[:first] if entry not in doomed)
-            updated = list(kept)
-            if positions is None:
-                additions = [text for text in dict.fromkeys(fresh) if text not in kept]
-                updated[insert_at:insert_at] = additions
-            else:
-                for position, text in zip(positions, fresh, strict=True):
-                    if text not in updated:
-                        updated.insert(min(position, len(updated)), text)
+            updated = exchanged(entries, wanted, fresh, positions)
             total = char_count(updated)
             current, limit = self._usage_before(target, entries)
             if total > limit:
                 return msg.with_entries(msg.over_budget_batch(operations, total, limit), entries, current, limit)
             self._write(target, updated)
             result = self._succeeded(target, msg.applied(operations))
-            result["removed"] = wanted
-            result["added"] = [text for text in fresh if text not in kept]
+            # What an undo needs: the removed texts in file order with their positions, and the
+            # texts that were really added (one already held elsewhere was not).
+            removed = sorted((entries.index(text), text) for text in wanted)
+            result["removed"] = [text for _position, text in removed]
+            result["removed_positions"] = [position for position, _text in removed]
+            kept = set(entries) - set(wanted)
+            result["added"] = [text for text in dict.fromkeys(fresh) if text not in kept]
             return result
 
         return self._locked(target, check_drift=True, body=body)
@@ -491,6 +485,26 @@ class MemoryStore:
             return result
 
         return self._locked(target, check_drift=False, body=body)
+
+
+def exchanged(
+    entries: Sequence[str], old_contents: Sequence[str], new_contents: Sequence[str], positions: Sequence[int] | None
+) -> list[str]:
+    """The list ``exchange_exact`` writes: ``entries`` without ``old_contents``, with
+    ``new_contents`` where the first of them was (or, with ``positions``, at those positions of
+    the result); a new text already kept is not added twice. Every old text must be an entry."""
+    doomed = set(old_contents)
+    kept = [entry for entry in entries if entry not in doomed]
+    updated = list(kept)
+    if positions is None:
+        first = min((entries.index(text) for text in old_contents), default=len(entries))
+        insert_at = sum(1 for entry in entries[:first] if entry not in doomed)
+        updated[insert_at:insert_at] = [text for text in dict.fromkeys(new_contents) if text not in kept]
+    else:
+        for position, text in zip(positions, new_contents, strict=True):
+            if text not in updated:
+                updated.insert(min(position, len(updated)), text)
+    return updated
 
 
 def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str]]:

@@ -68,6 +68,19 @@ def test_undo_puts_every_entry_back_where_it_was(home: Path, make_store) -> None
     assert read_bytes(home) == original
 
 
+def test_it_reports_what_an_undo_needs_even_when_the_merged_text_was_already_there(home: Path, make_store) -> None:
+    _seed(home, ["Uses uv", "keep A", "uses uv!", "Uses uv for deps", "keep B"])
+    store = make_store()
+
+    result = store.exchange_exact("memory", ["uses uv!", "Uses uv"], ["Uses uv for deps"])
+
+    assert (result["removed"], result["removed_positions"], result["added"]) == (["Uses uv", "uses uv!"], [0, 2], [])
+    assert parse_entries(read_bytes(home).decode()) == ["keep A", "Uses uv for deps", "keep B"]
+    undo = store.exchange_exact("memory", result["added"], result["removed"], positions=result["removed_positions"])
+    assert undo["success"] is True
+    assert parse_entries(read_bytes(home).decode()) == ["Uses uv", "keep A", "uses uv!", "Uses uv for deps", "keep B"]
+
+
 def test_it_checks_the_budget_on_the_final_state_only(home: Path, make_store) -> None:
     _seed(home, ["a" * 60, "b" * 60])
     store = make_store(memory_limit=100)  # 123 chars: already over budget
