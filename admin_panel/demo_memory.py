@@ -32,6 +32,17 @@ MARKUP_ENTRY = (
 )
 FORGOTTEN_ENTRY = "Staging runbook lives in docs/runbooks/staging.md."
 APPENDED_BLOCK = "## Vendor Master\n" + "\n".join(f"- vendor {n}: contact via the shared inbox" for n in range(1, 13))
+# For the maintenance page: duplicates of the base demo's entries (containment and near), entries
+# that go stale (a relative date, task progress, in English and Chinese) and a credential.
+MAINTENANCE_MEMORY = (
+    "Repo uses uv for Python deps",
+    "Staging deploys need approval from the release channel.",
+    "Yesterday the staging deploy failed because the disk was full.",
+    "TODO: finish moving the nightly backups to the new bucket (WIP).",
+    "上周把 CI 迁移到了 GitHub Actions，目前进行中。",
+    "Staging DB password: hunter2-demo (change it soon).",
+)
+MAINTENANCE_USER = ("Prefers concise answers with the code first and the explanation after.",)
 PENDING_REPLACE = {
     "action": "replace",
     "target": "user",
@@ -78,8 +89,36 @@ def seed_demo_memory(home: Path) -> None:
     """Add the memory view's demo states to a seeded demo home (idempotent)."""
     # Through the store, so the entry lands under the lock and only if the scanner allows it.
     add_entry(home=home, target="memory", content=MARKUP_ENTRY)
+    for text in MAINTENANCE_MEMORY:
+        add_entry(home=home, target="memory", content=text)
+    for text in MAINTENANCE_USER:
+        add_entry(home=home, target="user", content=text)
     _seed_backup(home)
     _seed_pending(home)
+
+
+def seed_budget_history(home: Path, *, days: int = 20) -> None:
+    """Budget samples for the demo's chart, as if the panel had seen the stores grow over the last
+    ``days`` days up to what they hold now (only into a panel database without samples)."""
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from admin_panel.models import BudgetSample
+    from memory_core.state import read_all_states
+
+    if BudgetSample.objects.filter(home=str(home)).exists():
+        return
+    now = timezone.now()
+    samples = []
+    for state in read_all_states(home=home).values():
+        start = state.total_chars * 3 // 5
+        for day in range(days):
+            chars = start + (state.total_chars - start) * day // days
+            at = now - timedelta(days=days - day)
+            samples.append(BudgetSample(home=str(home), target=state.target, chars=chars, limit=state.limit,
+                                        recorded_at=at))
+    BudgetSample.objects.bulk_create(samples)
 
 
 # State name -> what the memory page shows for USER.md once it is applied.

@@ -111,6 +111,36 @@ STRINGS = (
     gettext_noop("The text asks to change the agent's config.yaml or SOUL.md."),
     # scanner explanation hardcoded_secret
     gettext_noop("The text contains what looks like a real password, key or token."),
+    # maintenance category_labels relative_date
+    gettext_noop("Relative date"),
+    # maintenance category_labels task_state
+    gettext_noop("Task progress"),
+    # maintenance category_labels raw_dump
+    gettext_noop("Raw dump"),
+    # maintenance category_labels credential
+    gettext_noop("Credential"),
+    # maintenance category_labels stale
+    gettext_noop("Old entry"),
+    # maintenance explanations relative_date
+    gettext_noop("This entry says when something happened relative to the day it was written, without a date. A week later the agent cannot tell which day it meant."),
+    # maintenance explanations task_state
+    gettext_noop("This entry records the state of a task in progress. It belongs to the session history; in memory it goes stale and takes budget from lasting facts."),
+    # maintenance explanations raw_dump
+    gettext_noop("This entry is raw material (code, data, a stack trace or a long text). It is injected into every prompt; it belongs in a file or a skill."),
+    # maintenance explanations credential
+    gettext_noop("This entry holds what looks like a password, key or token. Memory is injected into every prompt and sent to the model provider."),
+    # maintenance explanations stale
+    gettext_noop("This entry was written longer ago than the age you chose."),
+    # maintenance suggestions relative_date
+    gettext_noop("Rewrite it with the absolute date, or delete it if it no longer matters."),
+    # maintenance suggestions task_state
+    gettext_noop("Delete it once the task is done, or rewrite it as the lasting fact it taught."),
+    # maintenance suggestions raw_dump
+    gettext_noop("Move the material to a file or skill and keep a one-line pointer, or delete it."),
+    # maintenance suggestions credential
+    gettext_noop("Rewrite it without the secret (and rotate the secret), or delete it."),
+    # maintenance suggestions stale
+    gettext_noop("Check that it is still true; rewrite or delete it."),
     # byterover: provider.json description
     gettext_noop("ByteRover — persistent knowledge tree with tiered retrieval via the brv CLI."),
     # byterover: label

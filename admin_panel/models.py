@@ -125,3 +125,21 @@ class AuditEntry(models.Model):
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.username or '-'} {self.summary}"
+
+
+class BudgetSample(models.Model):
+    """A store's character count as the panel saw it, recorded when it differs from the last
+    sample of that store (the maintenance page's budget history)."""
+
+    home = models.CharField(max_length=4096)
+    target = models.CharField(max_length=10)
+    chars = models.PositiveIntegerField()
+    limit = models.IntegerField()
+    recorded_at = models.DateTimeField(db_index=True)
+
+    class Meta:
+        ordering = ["recorded_at", "pk"]
+        indexes = [models.Index(fields=["home", "target", "recorded_at"], name="budget_sample_store_time")]
+
+    def __str__(self) -> str:
+        return f"{self.target} {self.chars}/{self.limit} at {self.recorded_at:%Y-%m-%d %H:%M}"

@@ -17,6 +17,7 @@ urlpatterns = [
     # One route module per area, each owned by its feature.
     path("", include("admin_panel.routes.providers")),
     path("", include("admin_panel.routes.memory")),
+    path("", include("admin_panel.routes.maintenance")),
     path("", include("admin_panel.routes.preview")),
     path("", include("admin_panel.routes.audit")),
     path("", include("admin_panel.routes.sessions")),

@@ -102,6 +102,31 @@ def delete_entries(*, home: Home, target: str, contents: Sequence[str], config: 
     return _store(home, config).delete_exact(target, contents)
 
 
+def exchange_entries(
+    *,
+    home: Home,
+    target: str,
+    old_contents: Sequence[str],
+    new_contents: Sequence[str],
+    positions: Sequence[int] | None = None,
+    config: MemoryConfig | None = None,
+) -> Result:
+    """Swap entries by exact text in one locked, all-or-nothing write (see ``exchange_exact``):
+    merging duplicates, deleting or rewriting a finding, and undoing a merge."""
+    refusal = target_error(target)
+    if refusal:
+        return refusal
+    for name, texts in (("old_contents", old_contents), ("new_contents", new_contents)):
+        if isinstance(texts, str) or not all(isinstance(text, str) for text in texts):
+            return msg.failure(f"{name} must be a list of entry texts.")
+    if positions is not None and not all(isinstance(p, int) and not isinstance(p, bool) and p >= 0 for p in positions):
+        return msg.failure("positions must be whole numbers of 0 or more.")
+    try:
+        return _store(home, config).exchange_exact(target, old_contents, new_contents, positions=positions)
+    except ValueError as exc:
+        return msg.failure(str(exc))
+
+
 @dataclass
 class ReaddOutcome:
     """What happened to each entry handed back to :func:`readd_entries`."""

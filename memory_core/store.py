@@ -394,6 +394,64 @@ class MemoryStore:
 
         return self._locked(target, check_drift=True, body=body)
 
+    def exchange_exact(
+        self,
+        target: str,
+        old_contents: Sequence[str],
+        new_contents: Sequence[str],
+        *,
+        positions: Sequence[int] | None = None,
+    ) -> Result:
+        """Swap the entries whose texts EQUAL ``old_contents`` for ``new_contents`` in one write.
+
+        One all-or-nothing batch for the panel's maintenance (merge: many old, one new; delete a
+        finding: one old, none new; undo a merge: one old, many new). Under the lock, with the
+        drift guard: if any old text is no longer an entry, nothing is written and the failure
+        lists it under ``missing``. The new texts go where the first old entry was, or, with
+        ``positions`` (one per new text, positions in the final list, ascending), back where they
+        were; a new text already held elsewhere is not added twice. Every new text is checked as
+        a batch's contents are (strip, NUL, scanner) before the lock, and only the final list
+        against the budget. Not counted by the breaker (an admin's action, not an agent turn).
+        The success message counts the operations of the equivalent batch (one replace per
+        pair, then removes or adds).
+        """
+        wanted = list(dict.fromkeys(_require_text(text, "old_content") for text in old_contents))
+        fresh = [_require_text(text, "new_content").strip() for text in new_contents]
+        if not wanted and not fresh:
+            return msg.failure(msg.NOTHING_SELECTED)
+        if any(not text for text in fresh):
+            return msg.failure(msg.EMPTY_NEW_CONTENT)
+        if positions is not None and (len(positions) != len(fresh) or list(positions) != sorted(positions)):
+            raise ValueError("positions must give one ascending position per new text")
+        for index, text in enumerate(fresh, start=1):
+            refusal = refusal_of_new_content(text)
+            if refusal:
+                return msg.failure(f"Operation {index}: {refusal}")
+        operations = max(len(wanted), len(fresh))
+
+        def body(entries: list[str]) -> Result:
+            present = set(entries)
+            missing = [text for text in wanted if text not in present]
+            if missing:
+                return msg.failure(msg.entries_gone(len(missing)), missing=missing, current_entries=list(entries))
+            updated = exchanged(entries, wanted, fresh, positions)
+            total = char_count(updated)
+            current, limit = self._usage_before(target, entries)
+            if total > limit:
+                return msg.with_entries(msg.over_budget_batch(operations, total, limit), entries, current, limit)
+            self._write(target, updated)
+            result = self._succeeded(target, msg.applied(operations))
+            # What an undo needs: the removed texts in file order with their positions, and the
+            # texts that were really added (one already held elsewhere was not).
+            removed = sorted((entries.index(text), text) for text in wanted)
+            result["removed"] = [text for _position, text in removed]
+            result["removed_positions"] = [position for position, _text in removed]
+            kept = set(entries) - set(wanted)
+            result["added"] = [text for text in dict.fromkeys(fresh) if text not in kept]
+            return result
+
+        return self._locked(target, check_drift=True, body=body)
+
     def resolve_drift(self, target: str, expected_digest: str) -> Result:
         """Rewrite a round-trip-drifted file as the entries the agent loads from it.
 
@@ -427,6 +485,26 @@ class MemoryStore:
             return result
 
         return self._locked(target, check_drift=False, body=body)
+
+
+def exchanged(
+    entries: Sequence[str], old_contents: Sequence[str], new_contents: Sequence[str], positions: Sequence[int] | None
+) -> list[str]:
+    """The list ``exchange_exact`` writes: ``entries`` without ``old_contents``, with
+    ``new_contents`` where the first of them was (or, with ``positions``, at those positions of
+    the result); a new text already kept is not added twice. Every old text must be an entry."""
+    doomed = set(old_contents)
+    kept = [entry for entry in entries if entry not in doomed]
+    updated = list(kept)
+    if positions is None:
+        first = min((entries.index(text) for text in old_contents), default=len(entries))
+        insert_at = sum(1 for entry in entries[:first] if entry not in doomed)
+        updated[insert_at:insert_at] = [text for text in dict.fromkeys(new_contents) if text not in kept]
+    else:
+        for position, text in zip(positions, new_contents, strict=True):
+            if text not in updated:
+                updated.insert(min(position, len(updated)), text)
+    return updated
 
 
 def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str]]:

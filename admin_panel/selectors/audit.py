@@ -189,6 +189,10 @@ def _memory_entry(entry: AuditEntry, details: Mapping[str, Any]) -> str:
         return gettext("Added an entry to %(file)s") % {"file": file_name}
     if action == "edit":
         return gettext("Edited an entry of %(file)s") % {"file": file_name}
+    if action == "merge":
+        merged = len(_texts(details.get("old_content")))
+        return ngettext("Merged %(count)d entry of %(file)s into one", "Merged %(count)d entries of %(file)s into one",
+                        merged) % {"count": merged, "file": file_name}
     count = _count(details)
     if action == "delete":
         return ngettext("Deleted %(count)d entry from %(file)s", "Deleted %(count)d entries from %(file)s",
@@ -431,7 +435,8 @@ FACT_LABELS = {
 # Recorded identifiers shown as words of the reader's language (anything else is shown as recorded).
 VALUE_WORDS = {
     "action": {"add": _("add"), "edit": _("edit"), "delete": _("delete"), "restore": _("restore"),
-               "approve": _("approve"), "reject": _("reject"), "create": _("create"), "revoke": _("revoke"),
+               "merge": _("merge"), "approve": _("approve"), "reject": _("reject"), "create": _("create"),
+               "revoke": _("revoke"),
                "accept": _("accept"), "use": _("use"), "deactivate": _("deactivate"), "activate": _("activate"),
                "password": _("password change"), "sign_out_others": _("sign out of other sessions")},
     "role": {"admin": _("Admin"), "viewer": _("Viewer")},

@@ -14,6 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from memory_core.config import MemoryConfig, read_memory_config
 from memory_core.drift import DriftInfo, detect_drift, is_backup_name
 from memory_core.entries import TARGETS, file_name_for, parse_entries
 from memory_core.files import read_store_file
+from memory_core.maintenance import find_duplicate_groups
 from memory_core.pending import count_pending, list_pending
 from memory_core.state import (
     BackupFile,
@@ -33,6 +35,8 @@ from memory_core.state import (
 )
 
 KEY_LENGTH = 32
+# The memory page points to maintenance from this share of a store's budget.
+MAINTENANCE_BANNER_PERCENT = 80
 _REF = re.compile(rf"^(memory|user):([0-9a-f]{{{KEY_LENGTH}}})$")
 _KEY = re.compile(rf"^[0-9a-f]{{{KEY_LENGTH}}}$")
 
@@ -157,6 +161,17 @@ class StoreView:
     @property
     def blocked_rows(self) -> list[EntryRow]:
         return [row for row in self.rows if row.blocked]
+
+    @property
+    def needs_maintenance(self) -> bool:
+        """At or above the maintenance banner's share of the budget."""
+        limit = self.state.limit
+        return limit > 0 and self.state.total_chars * 100 >= MAINTENANCE_BANNER_PERCENT * limit
+
+    @cached_property
+    def freeable_chars(self) -> int:
+        """What merging the store's duplicate groups would free (see the maintenance page)."""
+        return sum(group.wasted_chars for group in find_duplicate_groups([row.text for row in self.rows]))
 
 
 def store_view(state: StoreState) -> StoreView:

@@ -8,8 +8,8 @@ Conventional shapes of ``details`` per kind:
   "replaced" | "cleared", "store"}], "written": [...]}``
 - activation: ``{"old": "<name>", "new": "<name>"}``
 - memory_settings: ``{"changes": [{"key", "old", "new"}]}``
-- memory_entry: ``{"action": "add" | "edit" | "delete" | "restore", "target": "memory" | "user",
-  "content": ..., "old_content": ...}``
+- memory_entry: ``{"action": "add" | "edit" | "delete" | "restore" | "merge", "target": "memory" | "user",
+  "content": ..., "old_content": ...}`` (merge: ``old_content`` lists the merged entries)
 - approval: ``{"action": "approve" | "reject", "pending_id", "summary", "result"}``
 - revert: ``{"reverted_entry": <pk>, "changes": [...], "written": [...], "secrets_not_reverted": [...],
   "not_restored": [...]}``

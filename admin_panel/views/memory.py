@@ -26,6 +26,7 @@ from admin_panel.localisation import localise_message
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import memory as selectors
 from admin_panel.services import memory as services
+from admin_panel.services.maintenance import record_budget_samples
 
 UNDO_SESSION_KEY = "memory_undo"
 UNDO_SECONDS = 15 * 60
@@ -176,7 +177,9 @@ def _report_readd(request: HttpRequest, report: services.ReaddReport) -> None:
 @require_GET
 @viewer_required
 def memory_page(request: HttpRequest) -> HttpResponse:
-    overview = selectors.memory_overview(home=current_home())
+    home = current_home()
+    overview = selectors.memory_overview(home=home)
+    record_budget_samples(home=home, states=[store.state for store in overview.stores])
     context = _live_context(request, overview, "page")
     context["undo"] = _undo_offer(request) if context["can_change"] else None
     return render(request, "memory/page.html", context)

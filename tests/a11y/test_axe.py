@@ -148,6 +148,14 @@ def _memory_restore(page, base: str) -> None:
     _follow_get_form(page, "#restore-form")
 
 
+def _maintenance_review(page, base: str) -> None:
+    page.goto(f"{base}/memory/memory/maintenance/")
+    page.locator("a[href*='/maintenance/merge/']").first.click()
+    page.locator("textarea[name=content]").wait_for()
+    page.locator("button[name=step][value=review]").click()
+    page.locator("#merge-review").wait_for()
+
+
 def _preview_bundled(page, base: str) -> None:
     page.goto(f"{base}/schema-preview/?choice=bundled:hindsight")
 
@@ -237,6 +245,8 @@ VISITS: tuple[Visit, ...] = (
     Visit("memory-backups", ("memory_backups",), _goto("/memory/memory/backups/"), setup=_add_drift),
     Visit("memory-backup-detail", ("memory_backup_detail",), _memory_backup_detail, setup=_add_drift),
     Visit("memory-restore", ("memory_restore",), _memory_restore, setup=_add_backup),
+    Visit("memory-maintenance", ("memory_maintenance",), _goto("/memory/memory/maintenance/")),
+    Visit("memory-merge", ("memory_merge",), _maintenance_review),
     Visit("schema-preview", ("schema_preview",), _goto("/schema-preview/")),
     Visit("schema-preview-bundled", ("schema_preview",), _preview_bundled),
     Visit("schema-preview-paste", ("schema_preview_paste",), _goto("/schema-preview/paste/")),
@@ -255,6 +265,7 @@ NOT_PAGES = {
     "memory_poll": "live-update poll: 204 or fragments",
     "memory_undo": "POST-only: the undo button",
     "memory_undo_dismiss": "POST-only",
+    "memory_maintenance_undo": "POST-only: the undo button of the maintenance page",
     "memory_pending_action": "POST-only: approve/reject buttons",
     "schema_preview_poll": "hot-reload poll: 204 or fragments",
     "schema_preview_try": "POST-only: the Try it form, result shown in the preview page",

@@ -213,6 +213,7 @@ NOT_PAGES = {
     "logout": "POST-only: signs out and redirects",
     "memory_undo": "POST-only: redirects",
     "memory_undo_dismiss": "POST-only: redirects",
+    "memory_maintenance_undo": "POST-only: redirects",
     "schema_preview_poll": "hot-reload poll: 204 or a fragment of the preview page",
 }
 
@@ -298,6 +299,7 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
 
     content = [
         *demo.MEMORY_ENTRIES, *demo.USER_ENTRIES, demo_memory.MARKUP_ENTRY, demo_memory.FORGOTTEN_ENTRY,
+        *demo_memory.MAINTENANCE_MEMORY, *demo_memory.MAINTENANCE_USER,
         *demo_memory.APPENDED_BLOCK.splitlines(), demo_memory.PENDING_REPLACE["content"],
         demo_memory.PENDING_REPLACE["old_text"], "An entry after an empty one.", ADDED_ENTRY, EDITED_ENTRY,
         "Uses a standing desk.", TOKEN_NAME, *USER_PLUGIN_TEXTS, "Deploys go to Ubuntu 24.04 hosts since March.",
@@ -340,6 +342,16 @@ def _pages(home: Path) -> Iterator[Request]:
                  "/schema-preview/?choice=plugin:badcheck&mode=static", "/audit/", "/audit/?kind=api_token",
                  "/audit/?format=xml", "/no-such-page/", "/providers/no-such-provider/"):
         yield "staff", "GET", path, None
+    for target in ("memory", "user"):
+        yield "staff", "GET", f"/memory/{target}/maintenance/", None
+        yield "viewer", "GET", f"/memory/{target}/maintenance/", None
+    merge = "/memory/memory/maintenance/merge/"
+    duplicates = [f"memory:{entry_key(text)}" for text in (demo.MEMORY_ENTRIES[0], demo_memory.MAINTENANCE_MEMORY[0])]
+    yield "staff", "GET", f"{merge}?entry={duplicates[0]}&entry={duplicates[1]}", None
+    yield "staff", "GET", f"{merge}?entry=memory:{'0' * 32}", None
+    yield "staff", "GET", merge, None
+    for text in ("合并后的条目。", "", REFUSED_ENTRY, "x" * 3000):
+        yield "staff", "POST", merge, {"entry": duplicates, "content": text, "step": "review"}
     for name in (*BUNDLED_PROVIDERS, "builtin", "notes", "scratchpad"):
         yield "staff", "GET", f"/providers/{name}/", None
         yield "staff", "GET", f"/providers/{name}/activate/", None

@@ -28,6 +28,7 @@ VIEWER_PAGES = {
     "home", "providers", "provider_detail", "memory_settings", "memory", "memory_poll", "memory_snapshot",
     "memory_blocked", "memory_pending", "memory_backups", "memory_backup_detail", "audit", "audit_detail",
     "sessions", "sessions_secrets", "session_detail", "session_export",
+    "memory_maintenance",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.
@@ -35,7 +36,7 @@ STAFF_ROUTES = {
     "provider_deactivate", "provider_field", "provider_review", "provider_save", "provider_activate",
     "memory_delete_confirm", "memory_undo", "memory_undo_dismiss", "memory_pending_action", "memory_entry_add",
     "memory_entry_edit", "memory_restore", "schema_preview", "schema_preview_poll", "schema_preview_paste",
-    "schema_preview_try", "schema_preview_field", "audit_revert",
+    "schema_preview_try", "schema_preview_field", "audit_revert", "memory_merge", "memory_maintenance_undo",
     "people", "people_invite", "people_set_role", "people_deactivate", "people_activate", "people_reset_link",
 }
 BACKUP_NAME = "MEMORY.md.bak.1700000000"

@@ -18,6 +18,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory_core import threats
+from memory_core.maintenance import findings as maintenance_findings
 from provider_schemas import discovery
 from provider_schemas import payload as provider_payload
 from provider_schemas import state as provider_state
@@ -80,6 +81,9 @@ def collect() -> list[tuple[str, str]]:
     ]
     pairs += [(f"scanner category {key}", text) for key, text in threats.CATEGORY_LABELS.items()]
     pairs += [(f"scanner explanation {key}", text) for key, text in threats.EXPLANATIONS.items()]
+    for table in ("CATEGORY_LABELS", "EXPLANATIONS", "SUGGESTIONS"):
+        texts = getattr(maintenance_findings, table)
+        pairs += [(f"maintenance {table.lower()} {key}", text) for key, text in texts.items()]
     pairs += list(_bundled_texts())
     seen: set[str] = set()
     out = []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import sys
 import tempfile
@@ -45,6 +46,9 @@ class Command(BaseCommand):
             metavar="DIR",
             help="Also allow the schema preview to open config_schema.py files under DIR (repeatable).",
         )
+        # Set by --demo when it re-runs serve in the demo home: seed the demo's budget history
+        # into that home's panel database once it exists.
+        parser.add_argument("--demo-history", action="store_true", help=argparse.SUPPRESS)
 
     def handle(self, *args: Any, **options: Any) -> None:
         if options["demo"] is not None:
@@ -57,7 +61,8 @@ class Command(BaseCommand):
                 *settings.PANEL_SCHEMA_PREVIEW_DIRS,
                 *(Path(d).expanduser().absolute() for d in options["schema_dir"]),
             ]
-        self._serve(host=options["host"], port=options["port"], threads=options["threads"])
+        self._serve(host=options["host"], port=options["port"], threads=options["threads"],
+                    demo_history=options["demo_history"])
 
     def _restart_in_demo_home(self, options: dict[str, Any]) -> None:
         """Seed the demo home, then re-run ``serve`` with that home as the process's HERMES_HOME.
@@ -80,7 +85,8 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo state {options['demo_state']}: {described}")
         env = {**os.environ, "HERMES_HOME": str(target), "PANEL_DATA_DIR": str(target / "panel")}
         argv = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "serve",
-                "--host", options["host"], "--port", str(options["port"]), "--threads", str(options["threads"])]
+                "--host", options["host"], "--port", str(options["port"]), "--threads", str(options["threads"]),
+                "--demo-history"]
         for schema_dir in options["schema_dir"]:
             argv += ["--schema-dir", schema_dir]
         sys.stdout.flush()
@@ -104,7 +110,7 @@ class Command(BaseCommand):
             raise CommandError(f"PANEL_SECRET_STORE=keyring is refused. {check.english()}")
         self.stderr.write(f"Warning: this home keeps its secrets in the OS keyring. {check.english()}")
 
-    def _serve(self, *, host: str, port: int, threads: int) -> None:
+    def _serve(self, *, host: str, port: int, threads: int, demo_history: bool = False) -> None:
         import waitress
 
         from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
@@ -116,6 +122,10 @@ class Command(BaseCommand):
         home.mkdir(parents=True, exist_ok=True)
         recover(home=home)  # finish a save a killed panel process left half-done, before serving
         self._check_secret_store(home=home)
+        if demo_history:
+            from admin_panel.demo_memory import seed_budget_history
+
+            seed_budget_history(home)
         display_host = f"[{host}]" if ":" in host else host
         base_url = f"http://{display_host}:{port}"
         if host not in {LOOPBACK, "localhost", "::1"}:

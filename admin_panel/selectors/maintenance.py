@@ -1,0 +1,226 @@
+"""Reads of the maintenance page: one store's duplicate groups and hygiene findings (from
+``memory_core.maintenance``), the budget history the panel recorded, and a forecast.
+
+Provenance (which session wrote an entry) is an optional input of ``maintenance_view``: the
+analysis uses it for the "older than" findings when it is given, and the page shows nothing
+about sources without it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from django.utils import timezone
+
+from admin_panel.models import BudgetSample
+from admin_panel.selectors.memory import entry_key, make_ref
+from memory_core.entries import char_count
+from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
+from memory_core.state import StoreState, read_store_state
+from memory_core.store import exchanged
+from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
+
+# The forecast extrapolates the samples of this many last days.
+FORECAST_WINDOW = timedelta(days=14)
+CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 220, 36
+
+
+@dataclass(frozen=True)
+class EntryItem:
+    index: int
+    text: str
+    ref: str
+    key: str
+    chars: int
+    findings: tuple[Finding, ...]
+
+
+@dataclass(frozen=True)
+class GroupItem:
+    group: DuplicateGroup
+    entries: tuple[EntryItem, ...]
+
+    @property
+    def refs(self) -> list[str]:
+        return [entry.ref for entry in self.entries]
+
+
+@dataclass(frozen=True)
+class ChartPoint:
+    at: datetime
+    chars: int
+    limit: int
+    x: float
+    y: float
+
+
+@dataclass(frozen=True)
+class BudgetHistory:
+    points: tuple[ChartPoint, ...]
+    limit_y: float
+    # Characters per day over the recent window (None: too few samples to say).
+    rate_per_day: float | None
+    full_at: datetime | None  # when the store reaches its limit at that rate
+    already_full: bool
+    width: int = CHART_WIDTH
+    height: int = CHART_HEIGHT
+    pad: int = CHART_PAD
+
+    @property
+    def polyline(self) -> str:
+        return " ".join(f"{point.x:.1f},{point.y:.1f}" for point in self.points)
+
+    @property
+    def plot_right(self) -> int:
+        return self.width - self.pad
+
+    @property
+    def plot_bottom(self) -> int:
+        return self.height - self.pad
+
+
+@dataclass(frozen=True)
+class MaintenanceView:
+    state: StoreState
+    analysis: StoreAnalysis
+    entries: tuple[EntryItem, ...]
+    groups: tuple[GroupItem, ...]
+    history: BudgetHistory
+
+    @property
+    def target(self) -> str:
+        return self.state.target
+
+    @property
+    def findings(self) -> list[tuple[EntryItem, Finding]]:
+        return [(self.entries[finding.index], finding) for finding in self.analysis.findings]
+
+
+def _items(state: StoreState, analysis: StoreAnalysis) -> tuple[EntryItem, ...]:
+    return tuple(
+        EntryItem(
+            index=view.index,
+            text=view.text,
+            ref=make_ref(state.target, view.text),
+            key=entry_key(view.text),
+            chars=view.chars,
+            findings=tuple(analysis.findings_for(view.index)),
+        )
+        for view in state.entries
+    )
+
+
+def budget_history(*, home: Path, target: str, now: datetime | None = None) -> BudgetHistory:
+    samples = list(BudgetSample.objects.filter(home=str(home), target=target).order_by("recorded_at", "pk")[:5000])
+    now = now or timezone.now()
+    if not samples:
+        return BudgetHistory(points=(), limit_y=CHART_PAD, rate_per_day=None, full_at=None, already_full=False)
+    start, end = samples[0].recorded_at, max(now, samples[-1].recorded_at)
+    span = max((end - start).total_seconds(), 1.0)
+    limit = samples[-1].limit
+    top = max(max(sample.chars for sample in samples), limit, 1)
+    plot_w, plot_h = CHART_WIDTH - 2 * CHART_PAD, CHART_HEIGHT - 2 * CHART_PAD
+
+    def y_of(chars: int) -> float:
+        return CHART_PAD + plot_h * (1 - chars / top)
+
+    points = tuple(
+        ChartPoint(
+            at=sample.recorded_at,
+            chars=sample.chars,
+            limit=sample.limit,
+            x=CHART_PAD + plot_w * (sample.recorded_at - start).total_seconds() / span,
+            y=y_of(sample.chars),
+        )
+        for sample in samples
+    )
+    recent = [sample for sample in samples if sample.recorded_at >= now - FORECAST_WINDOW]
+    rate = full_at = None
+    last = samples[-1]
+    if len(recent) >= 2:
+        days = (recent[-1].recorded_at - recent[0].recorded_at).total_seconds() / 86400
+        if days > 0:
+            rate = (recent[-1].chars - recent[0].chars) / days
+            if rate > 0 and last.chars < last.limit:
+                full_at = last.recorded_at + timedelta(days=(last.limit - last.chars) / rate)
+    return BudgetHistory(
+        points=points,
+        limit_y=y_of(limit),
+        rate_per_day=rate,
+        full_at=full_at,
+        already_full=last.chars >= last.limit > 0,
+    )
+
+
+def maintenance_view(
+    *,
+    home: Path,
+    target: str,
+    provenance: Mapping[str, Any] | None = None,
+    max_age_days: float | None = None,
+    state: StoreState | None = None,
+) -> MaintenanceView:
+    """``state``: the store as just read, if the caller has it (else it is read here)."""
+    state = read_store_state(home=home, target=target) if state is None else state
+    texts = [view.text for view in state.entries]
+    analysis = analyse_store(texts, state.limit, provenance=provenance, max_age_days=max_age_days)
+    entries = _items(state, analysis)
+    groups = tuple(
+        GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups
+    )
+    return MaintenanceView(
+        state=state, analysis=analysis, entries=entries, groups=groups, history=budget_history(home=home, target=target)
+    )
+
+
+# --- merging ----------------------------------------------------------------------------------------
+
+
+def suggested_text(texts: Sequence[str]) -> str:
+    """The merge form's starting text: a duplicate group's kept entry when the picked entries are
+    exactly one group, else every picked text, one per line (nothing is lost by default)."""
+    groups = find_duplicate_groups(texts)
+    if len(texts) > 1 and len(groups) == 1 and len(groups[0].indices) == len(texts):
+        return groups[0].suggested_text
+    return "\n".join(texts)
+
+
+@dataclass(frozen=True)
+class MergePreview:
+    before_chars: int
+    after_chars: int
+    limit: int
+    result: list[str]
+    merged: str
+    findings: list[ThreatFinding]
+
+    @property
+    def saved_chars(self) -> int:
+        return self.before_chars - self.after_chars
+
+    @property
+    def fits(self) -> bool:
+        return self.after_chars <= self.limit
+
+    @property
+    def blocked(self) -> bool:
+        return bool(self.findings)
+
+
+def merge_preview(*, state: StoreState, originals: Sequence[str], merged: str) -> MergePreview:
+    """What the store would hold after the change: the same list function the write uses."""
+    entries = [view.text for view in state.entries]
+    merged = merged.strip()
+    result = exchanged(entries, originals, [merged] if merged else [], None)
+    return MergePreview(
+        before_chars=char_count(entries),
+        after_chars=char_count(result),
+        limit=state.limit,
+        result=result,
+        merged=merged,
+        findings=scan_detailed(merged, MEMORY_SCOPE) if merged else [],
+    )

@@ -1,0 +1,150 @@
+"""The maintenance page of a store: duplicate groups, hygiene findings and the budget history,
+and the merge flow (pick, edit, review, confirm) that also deletes or rewrites a single entry.
+
+Thin views: reads through ``admin_panel.selectors.maintenance``, writes through
+``admin_panel.services.maintenance``. Works without JavaScript: every step is a plain form.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from admin_panel.forms.maintenance import MergeForm
+from admin_panel.home import current_home
+from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.selectors import maintenance as selectors
+from admin_panel.selectors import memory as memory_selectors
+from admin_panel.services import maintenance as services
+from admin_panel.services.memory import write_refusal
+from admin_panel.views.memory import UNDO_SECONDS
+
+
+def _target_or_404(target: str) -> str:
+    if not memory_selectors.is_target(target):
+        raise Http404(_("There is no such memory store."))
+    return target
+
+
+def _undo_offer(request: HttpRequest, target: str) -> dict[str, Any] | None:
+    offer = request.session.get(services.UNDO_SESSION_KEY)
+    if not isinstance(offer, dict) or offer.get("target") != target:
+        return None
+    if time.time() - float(offer.get("at", 0)) > UNDO_SECONDS:
+        request.session.pop(services.UNDO_SESSION_KEY, None)
+        return None
+    return offer
+
+
+@require_GET
+@viewer_required
+def memory_maintenance(request: HttpRequest, target: str) -> HttpResponse:
+    target = _target_or_404(target)
+    home = current_home()
+    state = memory_selectors.store_state(home=home, target=target)
+    services.record_budget_samples(home=home, states=[state])
+    view = selectors.maintenance_view(home=home, target=target, state=state)
+    allowed = can_change(request.user)
+    return render(
+        request,
+        "maintenance/page.html",
+        {
+            "view": view,
+            "target": target,
+            "can_change": allowed,
+            "refusal": write_refusal(view.state),
+            "undo": _undo_offer(request, target) if allowed else None,
+            "merge_url": reverse("memory_merge", args=[target]),
+        },
+    )
+
+
+def _merge_context(
+    request: HttpRequest, *, target: str, form: MergeForm, refs: list[memory_selectors.ResolvedRef]
+) -> dict[str, Any]:
+    state = memory_selectors.store_state(home=current_home(), target=target)
+    return {
+        "target": target,
+        "state": state,
+        "form": form,
+        "refs": refs,
+        "present": [ref for ref in refs if ref.text is not None],
+        "gone": [ref for ref in refs if ref.text is None],
+        "refusal": write_refusal(state),
+        "page_url": reverse("memory_maintenance", args=[target]),
+        "action_url": reverse("memory_merge", args=[target]),
+    }
+
+
+@require_http_methods(["GET", "POST"])
+@staff_required
+def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
+    """GET ``?entry=<ref>&entry=<ref>``: the edit step, prefilled. POST ``step=review``: what the
+    store would hold. POST ``step=confirm``: write it (one batch), or refuse with nothing written."""
+    target = _target_or_404(target)
+    home = current_home()
+    data = request.POST if request.method == "POST" else request.GET
+    form = MergeForm(data)
+    if not form.is_valid() and "entry" in form.errors:
+        context = _merge_context(request, target=target, form=form, refs=[])
+        return render(request, "maintenance/merge.html", context, status=400)
+    picked = form.cleaned_data.get("entry", []) if form.is_valid() else []
+    refs = [ref for ref in memory_selectors.resolve_refs(home=home, refs=picked) if ref.target == target]
+    context = _merge_context(request, target=target, form=form, refs=refs)
+    if not refs:
+        return render(request, "maintenance/merge.html", context, status=400)
+    originals = [ref.text for ref in refs if ref.text is not None]
+    if context["gone"] or context["refusal"]:
+        # Something the admin picked changed (or the file cannot be written): show it, write nothing.
+        return render(request, "maintenance/merge.html", context, status=409 if request.method == "POST" else 200)
+    step = (form.cleaned_data.get("step") if form.is_valid() else "") or "edit"
+    if request.method == "GET" or step == "edit":
+        text = form.cleaned_data.get("content") if request.method == "POST" else None
+        context["text"] = selectors.suggested_text(originals) if text is None else text
+        context["step"] = "edit"
+        return render(request, "maintenance/merge.html", context)
+    merged = form.cleaned_data["content"]
+    if step == "review":
+        context.update(
+            step="review",
+            text=merged,
+            preview=selectors.merge_preview(state=context["state"], originals=originals, merged=merged),
+        )
+        return render(request, "maintenance/merge.html", context)
+    outcome = services.apply_change(home=home, user=request.user, target=target, originals=originals, merged=merged)
+    if outcome.ok:
+        messages.success(request, outcome.message)
+        if outcome.undo is not None:
+            request.session[services.UNDO_SESSION_KEY] = outcome.undo
+        return redirect(context["page_url"])
+    context.update(
+        step="review",
+        text=merged,
+        outcome=outcome,
+        preview=selectors.merge_preview(state=context["state"], originals=originals, merged=merged)
+        if not outcome.gone
+        else None,
+    )
+    return render(request, "maintenance/merge.html", context, status=409)
+
+
+@require_POST
+@staff_required
+def memory_maintenance_undo(request: HttpRequest, target: str) -> HttpResponse:
+    target = _target_or_404(target)
+    offer = _undo_offer(request, target)
+    request.session.pop(services.UNDO_SESSION_KEY, None)
+    page_url = reverse("memory_maintenance", args=[target])
+    if offer is None:
+        messages.warning(request, _("There is nothing to undo any more."))
+        return redirect(page_url)
+    outcome = services.undo_change(home=current_home(), user=request.user, offer=offer)
+    (messages.success if outcome.ok else messages.error)(request, outcome.message)
+    return redirect(page_url)

@@ -1,0 +1,51 @@
+"""One call for everything the maintenance page and ``memory check`` show about a store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memory_core.entries import char_count
+from memory_core.maintenance.duplicates import DuplicateGroup, find_duplicate_groups
+from memory_core.maintenance.findings import CREDENTIAL, Finding, find_hygiene_issues
+
+
+@dataclass(frozen=True)
+class StoreAnalysis:
+    entries: tuple[str, ...]
+    limit: int
+    groups: tuple[DuplicateGroup, ...]
+    findings: tuple[Finding, ...]
+
+    @property
+    def total_chars(self) -> int:
+        return char_count(self.entries)
+
+    @property
+    def freeable_chars(self) -> int:
+        """What merging every duplicate group into its kept entry would free (groups never share
+        an entry, so their savings add up)."""
+        return sum(group.wasted_chars for group in self.groups)
+
+    @property
+    def has_credentials(self) -> bool:
+        return any(finding.category == CREDENTIAL for finding in self.findings)
+
+    def findings_for(self, index: int) -> list[Finding]:
+        return [finding for finding in self.findings if finding.index == index]
+
+
+def analyse_store(
+    entries: Sequence[str],
+    limit: int,
+    *,
+    provenance: Mapping[str, Any] | None = None,
+    max_age_days: float | None = None,
+) -> StoreAnalysis:
+    return StoreAnalysis(
+        entries=tuple(entries),
+        limit=limit,
+        groups=tuple(find_duplicate_groups(entries)),
+        findings=tuple(find_hygiene_issues(entries, provenance=provenance, max_age_days=max_age_days)),
+    )
