@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from admin_panel.home import current_home
 from admin_panel.permissions import can_change, can_view
+from admin_panel.selectors.profiles import profile_count
 
 # (url name, label, who may open it). Only pages the user may open are linked.
 # (URL name, label, what the page is for (the overview's cards), who may open it)
@@ -26,7 +27,11 @@ _NAV_ITEMS = (
     ("schema_preview", _("Schema preview"), _("Preview and check a provider's config_schema.py as you write it."),
      can_change),
     ("audit", _("Audit"), _("Who changed what, and when; revert a settings change."), can_view),
+    ("profiles", _("Profiles"), _("Every profile of the agent side by side; copy settings from one to others."),
+     can_view),
 )
+# Shown only when the agent has more than one profile (see profile_count).
+_MULTI_PROFILE_ITEMS = {"profiles"}
 
 
 def navigation(request: HttpRequest) -> dict[str, object]:
@@ -36,9 +41,15 @@ def navigation(request: HttpRequest) -> dict[str, object]:
     if user is None or not user.is_authenticated:
         return {"nav_items": []}
     items = []
+    several_profiles: bool | None = None
     for url_name, label, description, allowed in _NAV_ITEMS:
         if not allowed(user):
             continue
+        if url_name in _MULTI_PROFILE_ITEMS:
+            if several_profiles is None:
+                several_profiles = profile_count(home=current_home()) >= 2
+            if not several_profiles:
+                continue
         try:
             url = reverse(url_name)
         except NoReverseMatch:

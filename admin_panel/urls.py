@@ -19,5 +19,6 @@ urlpatterns = [
     path("", include("admin_panel.routes.memory")),
     path("", include("admin_panel.routes.preview")),
     path("", include("admin_panel.routes.audit")),
+    path("", include("admin_panel.routes.profiles")),
     path("api/", include("admin_panel.routes.api")),
 ]

@@ -325,7 +325,7 @@ def _pages(home: Path) -> Iterator[Request]:
                  "/schema-preview/?choice=bundled:hindsight&mode=static", "/schema-preview/?choice=plugin:linty",
                  "/schema-preview/?choice=plugin:linty&mode=static", "/schema-preview/?choice=plugin:badcheck",
                  "/schema-preview/?choice=plugin:badcheck&mode=static", "/audit/", "/audit/?kind=api_token",
-                 "/audit/?format=xml", "/no-such-page/", "/providers/no-such-provider/"):
+                 "/audit/?format=xml", "/no-such-page/", "/providers/no-such-provider/", "/profiles/"):
         yield "staff", "GET", path, None
     for name in (*BUNDLED_PROVIDERS, "builtin", "notes", "scratchpad"):
         yield "staff", "GET", f"/providers/{name}/", None
@@ -336,7 +336,8 @@ def _pages(home: Path) -> Iterator[Request]:
         yield "staff", "GET", f"/audit/{pk}/", None
         yield "viewer", "GET", f"/audit/{pk}/", None
     for path in ("/", "/providers/", "/providers/hindsight/", "/settings/", "/memory/", "/memory/blocked/",
-                 "/memory/pending/", "/memory/memory/backups/", f"/memory/memory/backups/{backup_name}/", "/audit/"):
+                 "/memory/pending/", "/memory/memory/backups/", f"/memory/memory/backups/{backup_name}/", "/audit/",
+                 "/profiles/"):
         yield "viewer", "GET", path, None
     for path in ("/", "/providers/", "/memory/", "/audit/", "/schema-preview/"):
         yield "nobody", "GET", path, None

@@ -22,6 +22,7 @@ NON_CHANGING_POSTS = {"provider_detail"}
 VIEWER_PAGES = {
     "home", "providers", "provider_detail", "memory_settings", "memory", "memory_poll", "memory_snapshot",
     "memory_blocked", "memory_pending", "memory_backups", "memory_backup_detail", "audit", "audit_detail",
+    "profiles",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.
