@@ -360,6 +360,12 @@ def _pages(home: Path) -> Iterator[Request]:
                                                    "v:recall_budget": "nonsense"}
     yield "staff", "POST", "/schema-preview/try/", {"choice": "bundled:retaindb", "v:api_key": "rdb-tried"}
     yield "staff", "POST", "/schema-preview/field/?key=bank_id", {"choice": "bundled:hindsight", "v:bank_id": "b"}
+    yield "staff", "GET", "/profiles/copy/", None
+    for what in ("memory", "hindsight", "honcho"):
+        yield "staff", "POST", "/profiles/copy/review/", {"what": what, "source": "default", "target": ["ops", "coder"]}
+    yield "staff", "POST", "/profiles/copy/review/", {"what": "memory", "source": "default", "target": []}
+    yield "staff", "POST", "/profiles/copy/apply/", {"what": "memory", "source": "default", "target": ["ops"],
+                                                     "source_fp": "stale", "fp:ops": "stale"}
     yield "anonymous", "GET", "/accounts/login/", None
     yield "anonymous", "POST", "/accounts/login/", {"username": "owner", "password": "wrong"}
     yield "anonymous", "GET", "/accounts/first-run/not-a-token/", None

@@ -30,7 +30,8 @@ STAFF_ROUTES = {
     "provider_deactivate", "provider_field", "provider_review", "provider_save", "provider_activate",
     "memory_delete_confirm", "memory_undo", "memory_undo_dismiss", "memory_pending_action", "memory_entry_add",
     "memory_entry_edit", "memory_restore", "schema_preview", "schema_preview_poll", "schema_preview_paste",
-    "schema_preview_try", "schema_preview_field", "audit_revert",
+    "schema_preview_try", "schema_preview_field", "audit_revert", "profiles_copy", "profiles_copy_review",
+    "profiles_copy_apply",
 }
 BACKUP_NAME = "MEMORY.md.bak.1700000000"
 MEMORY_TEXT = "Repo uses uv for Python deps.\n§\nCI runs on GitHub Actions."
