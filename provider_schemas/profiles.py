@@ -178,3 +178,48 @@ def resolve_profile(*, home: Path, raw: str) -> Path:
     if not path.is_dir():
         raise UnknownProfile(name)
     return path
+
+
+@dataclass(frozen=True)
+class HonchoProfileHost:
+    """Which Honcho file and host block one profile uses (config-schema.md §7.6)."""
+
+    profile: str
+    is_current: bool
+    file: str  # shown relative to the panel's home where possible
+    shared: str | None  # "root", "global" or None (the profile's own honcho.json)
+    host: str
+    reason: str  # "env", "profile" or "defaultHost"
+    block: str  # the key under ``hosts`` (a legacy ``hermes.<x>`` key when that is the one in use)
+    block_exists: bool
+    file_error: str | None
+
+
+def honcho_hosts(*, home: Path) -> list[HonchoProfileHost]:
+    """The Honcho host block of every usable profile around ``home``, resolved exactly as the
+    provider page resolves its own (the first existing file, ``HERMES_HONCHO_HOST`` from the
+    profile's ``.env``, ``defaultHost`` for the ``hermes`` host, legacy block keys)."""
+    from provider_schemas.envfile import read_env
+    from provider_schemas.homes import display_path
+    from provider_schemas.storage.honcho import block_key, host_block, resolve_target
+
+    rows = []
+    for profile in discover_profiles(home=home).usable:
+        env_host = read_env(profile.home / ".env").non_empty("HERMES_HONCHO_HOST")
+        target, doc = resolve_target(profile.home, env_host=env_host)
+        data = doc.data or {}
+        key = block_key(data, target.host)
+        rows.append(
+            HonchoProfileHost(
+                profile=profile.name,
+                is_current=profile.is_current,
+                file=display_path(target.path, home=home),
+                shared=target.shared,
+                host=target.host,
+                reason=target.reason,
+                block=key,
+                block_exists=bool(host_block(data, key)),
+                file_error=doc.error,
+            )
+        )
+    return rows

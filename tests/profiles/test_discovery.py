@@ -170,3 +170,37 @@ def test_it_resolves_profile_parameters_with_the_agents_errors(tmp_path: Path) -
     with pytest.raises(UnknownProfile) as unknown:
         resolve_profile(home=root, raw="coder")
     assert unknown.value.detail == "Profile 'coder' does not exist."
+
+
+def test_it_says_which_honcho_host_block_each_profile_uses(tmp_path: Path, user_home: Path) -> None:
+    import json
+
+    from provider_schemas.profiles import honcho_hosts
+
+    root = tmp_path / "data"
+    make_profiles(root, "coder", "ops", "own", "pinned")
+    (root / "honcho.json").write_text(json.dumps({"hosts": {"hermes": {"workspace": "w"},
+                                                            "hermes.ops": {"workspace": "legacy"}}}), encoding="utf-8")
+    (root / "profiles" / "own" / "honcho.json").write_text("{}", encoding="utf-8")
+    (root / "profiles" / "pinned" / ".env").write_text("HERMES_HONCHO_HOST=team\n", encoding="utf-8")
+    rows = {row.profile: row for row in honcho_hosts(home=root)}
+    assert (rows["default"].file, rows["default"].host, rows["default"].block_exists) == ("honcho.json", "hermes", True)
+    assert (rows["coder"].host, rows["coder"].block, rows["coder"].shared, rows["coder"].block_exists) == (
+        "hermes_coder", "hermes_coder", "root", False)
+    assert (rows["ops"].host, rows["ops"].block, rows["ops"].block_exists) == ("hermes_ops", "hermes.ops", True)
+    assert (rows["own"].file, rows["own"].shared) == ("profiles/own/honcho.json", None)
+    assert (rows["pinned"].host, rows["pinned"].reason) == ("team", "env")
+
+
+def test_it_follows_default_host_only_for_the_hermes_host_and_the_shared_global_file(user_home: Path) -> None:
+    import json
+
+    from provider_schemas.profiles import honcho_hosts
+
+    root = user_home / ".hermes"
+    make_profiles(root, "coder")
+    (user_home / ".honcho").mkdir()
+    (user_home / ".honcho" / "config.json").write_text(json.dumps({"defaultHost": "desk"}), encoding="utf-8")
+    rows = {row.profile: row for row in honcho_hosts(home=root)}
+    assert (rows["default"].host, rows["default"].reason, rows["default"].shared) == ("desk", "defaultHost", "global")
+    assert (rows["default"].file, rows["coder"].host) == ("~/.honcho/config.json", "hermes_coder")

@@ -37,3 +37,18 @@ def test_it_links_profiles_in_the_navigation_only_with_two_or_more(owner_client,
     assert 'href="/profiles/"' not in owner_client.get("/").content.decode()
     make_profile(home, "ops")
     assert 'href="/profiles/"' in owner_client.get("/").content.decode()
+
+
+def test_it_shows_on_the_honcho_page_which_host_block_each_profile_uses(viewer_client, home: Path) -> None:
+    import json
+
+    make_profile(home, "ops")
+    (home / "honcho.json").write_text(json.dumps({"hosts": {"hermes": {"workspace": "w"}}}), encoding="utf-8")
+    html = viewer_client.get("/providers/honcho/").content.decode()
+    table = html.split('id="honcho-profiles"')[1].split("</section>")[0]
+    assert "<code>hosts.hermes</code>" in table and "<code>hosts.hermes_ops</code>" in table
+    assert "not created yet" in table.split('data-profile="ops"')[1]
+
+
+def test_it_leaves_the_honcho_page_as_it_was_with_a_single_profile(viewer_client, home: Path) -> None:
+    assert 'id="honcho-profiles"' not in viewer_client.get("/providers/honcho/").content.decode()
