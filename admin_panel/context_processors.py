@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 from admin_panel.home import current_home
 from admin_panel.permissions import can_change, can_view, role_label, role_of
+from admin_panel.selectors.profiles import profile_count
 
 # (url name, label, who may open it). Only pages the user may open are linked.
 # (URL name, label, what the page is for (the overview's cards), who may open it)
@@ -28,7 +29,11 @@ _NAV_ITEMS = (
     ("sessions", _("Sessions"), _("Search and read every conversation the agent has had, read-only."), can_view),
     ("audit", _("Audit"), _("Who changed what, and when; revert a settings change."), can_view),
     ("people", _("People"), _("Invite people as admin or viewer, change their roles and access."), can_change),
+    ("profiles", _("Profiles"), _("Every profile of the agent side by side; copy settings from one to others."),
+     can_view),
 )
+# Shown only when the agent has more than one profile (see profile_count).
+_MULTI_PROFILE_ITEMS = {"profiles"}
 
 
 def navigation(request: HttpRequest) -> dict[str, object]:
@@ -38,9 +43,15 @@ def navigation(request: HttpRequest) -> dict[str, object]:
     if user is None or not user.is_authenticated:
         return {"nav_items": []}
     items = []
+    several_profiles: bool | None = None
     for url_name, label, description, allowed in _NAV_ITEMS:
         if not allowed(user):
             continue
+        if url_name in _MULTI_PROFILE_ITEMS:
+            if several_profiles is None:
+                several_profiles = profile_count(home=current_home()) >= 2
+            if not several_profiles:
+                continue
         try:
             url = reverse(url_name)
         except NoReverseMatch:

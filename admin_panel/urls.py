@@ -22,5 +22,6 @@ urlpatterns = [
     path("", include("admin_panel.routes.audit")),
     path("", include("admin_panel.routes.sessions")),
     path("", include("admin_panel.routes.accounts")),
+    path("", include("admin_panel.routes.profiles")),
     path("api/", include("admin_panel.routes.api")),
 ]

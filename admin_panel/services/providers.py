@@ -172,8 +172,10 @@ def save_provider_settings(
     values: Mapping[str, Any],
     clear: Sequence[str] = (),
     expected_fingerprint: str | None = None,
+    audit_details: Mapping[str, Any] | None = None,
 ) -> Any:
-    """Validate and write all-or-nothing, then record set_at and the audit entry.
+    """Validate and write all-or-nothing, then record set_at and the audit entry (``audit_details``
+    adds to its details, e.g. the profile a copy came from).
 
     Raises what ``provider_schemas.save_provider`` raises (ValidationFailed, ConflictError,
     StorageParseError, SecretStoreUnavailable, SaveFailed, UnknownProvider, SchemaLoadError).
@@ -187,7 +189,8 @@ def save_provider_settings(
         secret_store=store,
         expected_fingerprint=expected_fingerprint,
     )
-    _after_save(user=user, channel=channel, home=home, name=name, result=result, store=store)
+    _after_save(user=user, channel=channel, home=home, name=name, result=result, store=store,
+                extra=audit_details)
     return result
 
 
@@ -199,7 +202,10 @@ def commit_provider_plan(*, user: User, channel: str, home: Path, name: str, pla
     return result
 
 
-def _after_save(*, user: User, channel: str, home: Path, name: str, result: Any, store: str) -> None:
+def _after_save(
+    *, user: User, channel: str, home: Path, name: str, result: Any, store: str,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
     record_secret_writes(home=home, replaced=result.secrets_set, cleared=result.secrets_cleared)
     if not result.written:
         return
@@ -212,7 +218,7 @@ def _after_save(*, user: User, channel: str, home: Path, name: str, result: Any,
         kind=AuditEntry.Kind.PROVIDER_SETTINGS,
         provider=name,
         summary=f"Saved {name} settings: {keys}" if keys else f"Saved {name} settings",
-        details={"changes": changes, "written": list(result.written)},
+        details={"changes": changes, "written": list(result.written), **(extra or {})},
     )
 
 
@@ -261,9 +267,11 @@ def record_activation(*, user: User, channel: str, home: Path, old: str, new: st
 
 
 def save_memory_settings(
-    *, user: User, channel: str, home: Path, values: Mapping[str, Any], expected_fingerprint: str | None
+    *, user: User, channel: str, home: Path, values: Mapping[str, Any], expected_fingerprint: str | None,
+    audit_details: Mapping[str, Any] | None = None,
 ) -> Any:
-    """Write the ``memory:`` keys (validated by provider_schemas) and audit what changed."""
+    """Write the ``memory:`` keys (validated by provider_schemas) and audit what changed
+    (``audit_details`` adds to the entry's details)."""
     before = provider_schemas.read_memory_settings(home=home)
     after = provider_schemas.save_memory_settings(
         home=home,
@@ -283,7 +291,7 @@ def save_memory_settings(
             home=home,
             kind=AuditEntry.Kind.MEMORY_SETTINGS,
             summary="Memory settings: " + ", ".join(row["key"] for row in changes),
-            details={"changes": changes},
+            details={"changes": changes, **(audit_details or {})},
         )
         old_provider = provider_schemas.normalise_active_provider(before.stored.get("provider") or "")
         new_provider = provider_schemas.normalise_active_provider(after.stored.get("provider") or "")

@@ -40,6 +40,7 @@ from admin_panel.localisation import (
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
+from provider_schemas.profiles import honcho_hosts
 
 
 def store_errors(view: Any) -> Any:
@@ -120,7 +121,14 @@ def _detail_context(
         "conflict": conflict or [],
         "notice": notice,
         "secret_store_label": store_label,
+        # Honcho: the host block of every profile, when there is more than one (issue 19).
+        "profile_hosts": _profile_hosts(home) if state.host is not None else [],
     }
+
+
+def _profile_hosts(home: Path) -> list[Any]:
+    rows = honcho_hosts(home=home)
+    return rows if len(rows) > 1 else []
 
 
 def _render_detail(request: HttpRequest, context: dict[str, Any], status: int = 200) -> HttpResponse:

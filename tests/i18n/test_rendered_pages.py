@@ -340,7 +340,7 @@ def _pages(home: Path) -> Iterator[Request]:
                  "/schema-preview/?choice=bundled:hindsight&mode=static", "/schema-preview/?choice=plugin:linty",
                  "/schema-preview/?choice=plugin:linty&mode=static", "/schema-preview/?choice=plugin:badcheck",
                  "/schema-preview/?choice=plugin:badcheck&mode=static", "/audit/", "/audit/?kind=api_token",
-                 "/audit/?format=xml", "/no-such-page/", "/providers/no-such-provider/"):
+                 "/audit/?format=xml", "/no-such-page/", "/providers/no-such-provider/", "/profiles/"):
         yield "staff", "GET", path, None
     for target in ("memory", "user"):
         yield "staff", "GET", f"/memory/{target}/maintenance/", None
@@ -361,7 +361,8 @@ def _pages(home: Path) -> Iterator[Request]:
         yield "staff", "GET", f"/audit/{pk}/", None
         yield "viewer", "GET", f"/audit/{pk}/", None
     for path in ("/", "/providers/", "/providers/hindsight/", "/settings/", "/memory/", "/memory/blocked/",
-                 "/memory/pending/", "/memory/memory/backups/", f"/memory/memory/backups/{backup_name}/", "/audit/"):
+                 "/memory/pending/", "/memory/memory/backups/", f"/memory/memory/backups/{backup_name}/", "/audit/",
+                 "/profiles/"):
         yield "viewer", "GET", path, None
     for path in ("/", "/providers/", "/memory/", "/audit/", "/schema-preview/"):
         yield "nobody", "GET", path, None
@@ -385,6 +386,12 @@ def _pages(home: Path) -> Iterator[Request]:
     yield "staff", "POST", "/schema-preview/try/", {"choice": "bundled:retaindb", "v:api_key": "rdb-tried"}
     yield "staff", "POST", "/schema-preview/field/?key=bank_id", {"choice": "bundled:hindsight", "v:bank_id": "b"}
     yield from _account_pages()
+    yield "staff", "GET", "/profiles/copy/", None
+    for what in ("memory", "hindsight", "honcho"):
+        yield "staff", "POST", "/profiles/copy/review/", {"what": what, "source": "default", "target": ["ops", "coder"]}
+    yield "staff", "POST", "/profiles/copy/review/", {"what": "memory", "source": "default", "target": []}
+    yield "staff", "POST", "/profiles/copy/apply/", {"what": "memory", "source": "default", "target": ["ops"],
+                                                     "source_fp": "stale", "fp:ops": "stale"}
     yield "anonymous", "GET", "/accounts/login/", None
     yield "anonymous", "POST", "/accounts/login/", {"username": "owner", "password": "wrong"}
     yield "anonymous", "GET", "/accounts/first-run/not-a-token/", None

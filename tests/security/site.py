@@ -29,6 +29,7 @@ VIEWER_PAGES = {
     "memory_blocked", "memory_pending", "memory_backups", "memory_backup_detail", "audit", "audit_detail",
     "sessions", "sessions_secrets", "session_detail", "session_export",
     "memory_maintenance",
+    "profiles",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.
@@ -38,6 +39,7 @@ STAFF_ROUTES = {
     "memory_entry_edit", "memory_restore", "schema_preview", "schema_preview_poll", "schema_preview_paste",
     "schema_preview_try", "schema_preview_field", "audit_revert", "memory_merge", "memory_maintenance_undo",
     "people", "people_invite", "people_set_role", "people_deactivate", "people_activate", "people_reset_link",
+    "profiles_copy", "profiles_copy_review", "profiles_copy_apply",
 }
 BACKUP_NAME = "MEMORY.md.bak.1700000000"
 MEMORY_TEXT = "Repo uses uv for Python deps.\n§\nCI runs on GitHub Actions."
