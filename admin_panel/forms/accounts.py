@@ -1,4 +1,4 @@
-"""Forms of the account pages: choosing an invited account, roles, invitations, token names."""
+"""Forms of the account pages: a new account's username and password, roles, token names."""
 
 from __future__ import annotations
 
@@ -10,7 +10,9 @@ from django.utils.translation import gettext_lazy as _
 from admin_panel.permissions import ROLE_LABELS
 
 
-class InvitedAccountForm(UserCreationForm):
+class NewAccountForm(UserCreationForm):
+    """Username and password of a new account: the first one (first run) or an invited one."""
+
     class Meta(UserCreationForm.Meta):
         model = get_user_model()
         fields = ("username",)

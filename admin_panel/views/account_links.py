@@ -17,7 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
-from admin_panel.forms.accounts import InvitedAccountForm
+from admin_panel.forms.accounts import NewAccountForm
 from admin_panel.models import SignInLink
 from admin_panel.permissions import role_label
 from admin_panel.services import accounts
@@ -60,7 +60,7 @@ def accept_invitation(request: HttpRequest) -> HttpResponse:
     link = _remembered(request, purpose)
     if link is None:
         return _invalid(request, purpose)
-    form = InvitedAccountForm(request.POST or None)
+    form = NewAccountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         account = accounts.accept_invitation(
             link=link, username=form.cleaned_data["username"], password=form.cleaned_data["password1"]

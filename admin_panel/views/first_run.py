@@ -2,26 +2,20 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import get_user_model, login
+from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
-from django.contrib.auth.forms import UserCreationForm
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
+from admin_panel.forms.accounts import NewAccountForm
 from admin_panel.home import current_home
 from admin_panel.models import AuditEntry
 from admin_panel.services.audit import record
 from admin_panel.services.sign_in_links import accounts_exist, claim_sign_in_link
 
 _SESSION_KEY = "first_run_claimed"
-
-
-class FirstAccountForm(UserCreationForm):
-    class Meta(UserCreationForm.Meta):
-        model = get_user_model()
-        fields = ("username",)
 
 
 @login_not_required
@@ -43,7 +37,7 @@ def choose_first_account(request: HttpRequest) -> HttpResponse:
     if not request.session.get(_SESSION_KEY) or accounts_exist():
         request.session.pop(_SESSION_KEY, None)
         return render(request, "first_run/link_invalid.html", status=403)
-    form = FirstAccountForm(request.POST or None)
+    form = NewAccountForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         user = form.save(commit=False)
         user.is_staff = True

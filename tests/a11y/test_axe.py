@@ -174,6 +174,75 @@ def _audit_detail(page, base: str) -> None:
     page.wait_for_load_state()
 
 
+def _invitation_form(page, base: str) -> None:
+    from admin_panel.services.accounts import invite
+
+    page.goto(f"{base}/accounts/invitation/{invite(role='viewer', actor=None, channel='command')[1]}/")
+    page.wait_for_url(f"{base}/accounts/invitation/")
+
+
+def _invitation_with_errors(page, base: str) -> None:
+    _invitation_form(page, base)
+    page.locator("input[name=username]").fill("robin")
+    page.locator("input[name=password1]").fill("short")
+    page.locator("input[name=password2]").fill("different")
+    page.locator("form.form-narrow button[type=submit]").click()
+    page.wait_for_load_state()
+
+
+def _reset_form(page, base: str) -> None:
+    from django.contrib.auth import get_user_model
+
+    from admin_panel.services.accounts import create_reset_link
+
+    account = get_user_model().objects.get(username="owner")
+    page.goto(f"{base}/accounts/reset/{create_reset_link(account=account, actor=None, channel='command')[1]}/")
+    page.wait_for_url(f"{base}/accounts/reset/")
+
+
+def _people_invitation(page, base: str) -> None:
+    page.goto(f"{base}/people/")
+    page.locator("form[action='/people/invite/'] button[type=submit]").click()
+    page.locator("#one-time-link").wait_for()
+
+
+def _people_reset_link(page, base: str) -> None:
+    page.goto(f"{base}/people/")
+    page.locator("form[action$='/reset-link/'] button[type=submit]").first.click()
+    page.locator("#one-time-link").wait_for()
+
+
+def _people_confirm(action: str) -> Callable[[object, str], None]:
+    def go(page, base: str) -> None:
+        page.goto(f"{base}/people/")
+        if action == "role":
+            page.locator("form[action$='/role/'] select").first.select_option("viewer")
+        page.locator(f"form[action$='/{action}/'] button[type=submit]").first.click()
+        page.locator("form input[name=confirmed]").first.wait_for(state="attached")
+
+    return go
+
+
+def _account_token_created(page, base: str) -> None:
+    page.goto(f"{base}/account/")
+    page.locator("input[name=name]").fill("nightly backup")
+    page.locator("form[action='/account/tokens/'] button[type=submit]").click()
+    page.locator("#new-token").wait_for()
+
+
+def _account_password_errors(page, base: str) -> None:
+    page.goto(f"{base}/account/")
+    page.locator("input[name=old_password]").fill("wrong")
+    page.locator("form[action='/account/password/'] button[type=submit]").click()
+    page.wait_for_load_state()
+
+
+def _account_revoke_confirm(page, base: str) -> None:
+    _account_token_created(page, base)
+    page.locator("form[action$='/revoke/'] button[type=submit]").first.click()
+    page.locator("form input[name=confirmed]").wait_for(state="attached")
+
+
 def _add_drift(home: Path) -> None:
     """MEMORY.md edited by hand into a shape the agent would not rewrite; the refused removal
     leaves the backup the drift guard keeps."""
@@ -253,6 +322,19 @@ VISITS: tuple[Visit, ...] = (
     Visit("schema-preview-paste-error", ("schema_preview_paste",), _preview_paste_error),
     Visit("audit", ("audit",), _goto("/audit/"), setup=_record_audit),
     Visit("audit-detail", ("audit_detail",), _audit_detail, setup=_record_audit),
+    Visit("invitation", ("invitation_link", "invitation_accept"), _invitation_form, signed_in=False),
+    Visit("invitation-errors", ("invitation_accept",), _invitation_with_errors, signed_in=False),
+    Visit("invitation-invalid", ("invitation_link",), _goto("/accounts/invitation/not-a-token/"), signed_in=False),
+    Visit("reset", ("reset_link", "reset_password"), _reset_form),
+    Visit("people", ("people",), _goto("/people/")),
+    Visit("people-invitation", ("people_invite",), _people_invitation),
+    Visit("people-reset-link", ("people_reset_link",), _people_reset_link),
+    Visit("people-confirm-deactivate", ("people_deactivate",), _people_confirm("deactivate")),
+    Visit("people-confirm-role", ("people_set_role",), _people_confirm("role")),
+    Visit("account", ("account",), _goto("/account/")),
+    Visit("account-password-errors", ("account_password",), _account_password_errors),
+    Visit("account-token-created", ("account_token_create",), _account_token_created),
+    Visit("account-revoke-confirm", ("account_token_revoke",), _account_revoke_confirm),
 )
 
 # Routes that are not pages: htmx fragments, polls and POST-only actions (their result pages are
@@ -271,6 +353,8 @@ NOT_PAGES = {
     "schema_preview_try": "POST-only: the Try it form, result shown in the preview page",
     "schema_preview_field": "htmx fragment: one re-validated field row",
     "audit_revert": "POST-only: the revert button",
+    "people_activate": "POST-only: the Reactivate button",
+    "account_sign_out_others": "POST-only: the sign-out-of-other-sessions button",
 }
 
 

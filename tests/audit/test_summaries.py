@@ -44,6 +44,16 @@ SHAPES = [
     (Kind.API_TOKEN, "", {"action": "revoke", "token_id": 3, "name": "cron", "for_user": "owner"}),
     (Kind.ACCOUNT, "", {"action": "create", "account": "dana", "staff": True}),
     (Kind.SESSION_EXPORT, "", {"session_id": "20260101_100000_aaaaaa", "format": "markdown"}),
+    (Kind.ACCOUNT, "", {"action": "password", "account": "dana"}),
+    (Kind.ACCOUNT, "", {"action": "sign_out_others", "account": "dana", "sessions_ended": 2}),
+    (Kind.INVITATION, "", {"action": "create", "link_id": 4, "role": "viewer"}),
+    (Kind.INVITATION, "", {"action": "accept", "link_id": 4, "role": "admin", "account": "dana"}),
+    (Kind.ROLE, "", {"account": "dana", "old": "viewer", "new": "admin"}),
+    (Kind.ROLE, "", {"account": "dana", "old": "", "new": "viewer"}),
+    (Kind.ACCESS, "", {"action": "deactivate", "account": "dana", "role": "viewer", "sessions_ended": 1}),
+    (Kind.ACCESS, "", {"action": "activate", "account": "dana", "role": "viewer"}),
+    (Kind.RESET_LINK, "", {"action": "create", "link_id": 5, "account": "dana"}),
+    (Kind.RESET_LINK, "", {"action": "use", "link_id": 5, "account": "dana"}),
 ]
 # What the Chinese wording leaves in Latin letters on purpose: names and file names.
 NAMES = ("hindsight", "holographic", "honcho", "memory_char_limit", "bank_id", "api_key", "MEMORY.md", "USER.md",
