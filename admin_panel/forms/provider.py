@@ -203,6 +203,8 @@ def _translate_ui_texts() -> dict[str, str]:
         "secret_store": _("secret store · %(variable)s"),
         "list_sep": _(", "),
         "shared": _("Shared by every host in %(file)s"),
+        "on": _("on"),
+        "off": _("off"),
     }
 
 
@@ -337,6 +339,9 @@ class FieldRow:
             # The choice list shows labels, so the default line names the same label.
             labels = {o.get("value"): o.get("label") for o in state.options}
             shown_default = labels.get(state.default) or state.default
+        elif self.kind == "bool" and state.default in ("true", "false"):
+            # A switch shows on/off, not the stored word.
+            shown_default = ui["on"] if state.default == "true" else ui["off"]
         self.default_text = ui["default"] % {"default": shown_default or ui["blank"]}
         self._constraint_attributes(getattr(state, "field", None))
         self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
