@@ -33,9 +33,9 @@ import provider_schemas
 from admin_panel.selectors import providers as provider_selectors
 from provider_schemas.config_schema import ProviderConfigSchema
 from provider_schemas.discovery import BUNDLED_PROVIDERS, PACKAGE_DIR, SCHEMA_FILE, ProviderEntry, passes_marker_test
-from provider_schemas.lint import field_lines
 from provider_schemas.payload import provider_config_payload, schema_error_payload
 from provider_schemas.secret_stores import ENV_FILE, KEYRING
+from provider_schemas.source_lines import field_lines
 from provider_schemas.state import ProviderState, active_provider, load_model, state_from_model
 from provider_schemas.static_eval import StaticEvalError, evaluate_schema_source
 
