@@ -27,7 +27,7 @@ from django.utils.translation import ngettext
 
 from admin_panel.localisation import localise_message
 from provider_schemas import prospective_visibility as planned_visibility
-from provider_schemas.constraints import show_number
+from provider_schemas.constraints import TEXT_TEMPLATES, show_number
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
 _JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
@@ -370,6 +370,7 @@ class FieldRow:
         unit shown beside the control and the suggestions offered while typing."""
         self.number_type = False
         self.min_attr = self.max_attr = self.step_attr = self.pattern_attr = self.maxlength_attr = ""
+        self.pattern_title = ""
         self.inputmode = ""
         self.unit_text = ""
         self.suggestions: list[str] = []
@@ -390,6 +391,10 @@ class FieldRow:
             pattern = getattr(declared, "pattern", "")
             if pattern and not getattr(declared, "keywords", ()):
                 self.pattern_attr = pattern
+                hint = getattr(declared, "pattern_hint", "")
+                # Without JavaScript the browser shows this beside its own "match the format" note.
+                if hint:
+                    self.pattern_title = localise_message(TEXT_TEMPLATES["pattern_hint"] % {"hint": hint})
             if getattr(declared, "max_length", None):
                 self.maxlength_attr = str(declared.max_length)
             self.inputmode = {"url": "url", "port": "numeric"}.get(text_format, "")

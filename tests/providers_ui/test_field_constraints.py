@@ -204,6 +204,7 @@ def test_it_renders_the_constraints_html_knows_as_attributes(owner_client, limit
     assert 'min="0.25"' in ratio and 'step="any"' in ratio and 'inputmode="decimal"' in ratio
     tag = re.search(r'<input[^>]*name="v:tag"[^>]*>', html).group(0)
     assert 'pattern="[a-z]+(_[a-z]+)*"' in tag
+    assert 'title="Enter a value like this: lower-case words joined by _."' in tag
     assert 'maxlength="5"' in re.search(r'<input[^>]*name="v:short"[^>]*>', html).group(0)
     assert 'inputmode="url"' in re.search(r'<input[^>]*name="v:url"[^>]*>', html).group(0)
     free = re.search(r'<input[^>]*name="v:free"[^>]*>', html).group(0)
