@@ -212,10 +212,10 @@ def localise_provider_row(row: Mapping[str, Any], *, directory: Path | None) -> 
 
 def provider_directory(*, home: Path, name: str, origin: str | None) -> Path | None:
     """Where a provider's files (and its translations.json) live, from its listing row."""
-    from provider_schemas.discovery import PACKAGE_DIR
+    from provider_schemas.discovery import BUNDLED_DIR
 
     if origin == "bundled":
-        return PACKAGE_DIR / name
+        return BUNDLED_DIR / name
     if origin == "user":
         return Path(home) / "plugins" / name
     return None

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import subprocess
@@ -378,6 +379,7 @@ def _api_client(workdir: Path) -> Any:
     from django.test.utils import setup_test_environment
 
     setup_test_environment()
+    logging.getLogger("django.request").setLevel(logging.ERROR)  # every refusal would log a warning
     call_command("migrate", verbosity=0)
     user = get_user_model().objects.create_user(username="bench", password="x" * 16, is_staff=True, is_superuser=True)
     client = Client()
@@ -459,16 +461,18 @@ def run_values(*, hermes_python: Path, readback: Path, root: Path) -> list[Value
     # Valid values: one home per round, every provider saved in it, one value per field per round;
     # fields that need another context (a mode) get rounds of their own.
     rounds: dict[int, dict[str, dict[str, Any]]] = {}
+    afterwards: dict[int, dict[str, dict[str, Any]]] = {}
     checks: dict[int, list[tuple[str, str, Any, Any, tuple[str, ...]]]] = {}
     for provider, fields in FIELDS.items():
         groups: dict[str, list[str]] = {}
         for key, spec in fields.items():
-            groups.setdefault(json.dumps(spec["context"], sort_keys=True), []).append(key)
+            groups.setdefault(json.dumps([spec["context"], spec["after"]], sort_keys=True), []).append(key)
         offset = 0
         for context_text, keys in groups.items():
             depth = max(len(fields[k]["valid"]) for k in keys)
+            context, after = json.loads(context_text)
             for i in range(depth):
-                values = dict(json.loads(context_text))
+                values = dict(context)
                 for key in keys:
                     valid = fields[key]["valid"]
                     if i < len(valid):
@@ -476,6 +480,8 @@ def run_values(*, hermes_python: Path, readback: Path, root: Path) -> list[Value
                         values[key] = value
                         checks.setdefault(offset + i, []).append((provider, key, value, expected, fields[key]["path"]))
                 rounds.setdefault(offset + i, {})[provider] = values
+                if after:
+                    afterwards.setdefault(offset + i, {})[provider] = after
             offset += depth
     for index in sorted(rounds):
         home, user = root / f"valid-{index:02d}" / "hermes", root / f"valid-{index:02d}" / "user"
@@ -484,6 +490,8 @@ def run_values(*, hermes_python: Path, readback: Path, root: Path) -> list[Value
         statuses = {}
         for provider, values in rounds[index].items():
             statuses[provider] = _api_put(client, home=home, user=user, name=provider, values=values)
+        for provider, values in afterwards.get(index, {}).items():
+            _api_put(client, home=home, user=user, name=provider, values=values)
         report = _readback(home, user, hermes_python=hermes_python, readback=readback)
         for provider, key, value, expected, path in checks.get(index, []):
             status, body = statuses[provider]
@@ -497,25 +505,28 @@ def run_values(*, hermes_python: Path, readback: Path, root: Path) -> list[Value
             rows.append(ValueRow(provider, key, value, True, status,
                                  "loaded-as-saved" if ok else "accepted-but-unused", plugin=actual))
     # Invalid values: the API must refuse each; then one planted value per provider per round.
-    planted: dict[int, list[tuple[str, str, Any, str, tuple[str, ...], dict[str, Any]]]] = {}
+    planted: dict[int, list[tuple[str, str, Any, str, tuple[str, ...], dict[str, Any], dict[str, Any]]]] = {}
     for provider, fields in FIELDS.items():
         cases = [(key, value, reason) for key, spec in fields.items() for value, reason in spec["invalid"]]
         for i, (key, value, reason) in enumerate(cases):
-            planted.setdefault(i, []).append((provider, key, value, reason, fields[key]["path"],
-                                              fields[key]["context"]))
+            spec = fields[key]
+            planted.setdefault(i, []).append((provider, key, value, reason, spec["path"], spec["context"],
+                                              spec["after"]))
     for index in sorted(planted):
         home, user = root / f"invalid-{index:02d}" / "hermes", root / f"invalid-{index:02d}" / "user"
         home.mkdir(parents=True)
         user.mkdir()
         refused: dict[tuple[str, str], tuple[int, str]] = {}
-        for provider, key, value, _reason, _path, context in planted[index]:
+        for provider, key, value, _reason, _path, context, after in planted[index]:
             status, body = _api_put(client, home=home, user=user, name=provider, values={**context, key: value})
             constraint = ((body.get("field_errors") or {}).get(key) or {}).get("constraint", "")
             refused[(provider, key)] = (status, constraint)
             if status == 400:
                 _plant(home=home, user=user, name=provider, values={**context, key: value})
+                if after:
+                    _api_put(client, home=home, user=user, name=provider, values=after)
         report = _readback(home, user, hermes_python=hermes_python, readback=readback)
-        for provider, key, value, reason, path, _context in planted[index]:
+        for provider, key, value, reason, path, _context, _after in planted[index]:
             status, constraint = refused[(provider, key)]
             if status != 400:
                 rows.append(ValueRow(provider, key, value, False, status, "accepted-but-invalid"))
@@ -563,6 +574,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--readback", type=Path, default=READBACK)
     parser.add_argument("--keep", action="store_true", help="keep the temporary homes and print where")
     parser.add_argument("--scenarios-only", action="store_true", help="skip the per-field valid/invalid values")
+    parser.add_argument("--values-only", action="store_true", help="skip the scenarios")
     args = parser.parse_args(argv)
     if not args.hermes_python.exists():
         print(f"not run: no hermes-agent 0.19.0 interpreter at {args.hermes_python}")
@@ -577,7 +589,7 @@ def main(argv: list[str] | None = None) -> int:
     value_rows: list[ValueRow] = []
     started = time.perf_counter()
     try:
-        for index, scenario in enumerate(SCENARIOS):
+        for index, scenario in enumerate(() if args.values_only else SCENARIOS):
             workdir = root / f"{index:02d}-{scenario.provider}"
             workdir.mkdir()
             rows.extend(
@@ -592,22 +604,22 @@ def main(argv: list[str] | None = None) -> int:
             shutil.rmtree(root, ignore_errors=True)
     elapsed = time.perf_counter() - started
 
-    print(f"{'scenario':<29} {'field':<31} {'saved':<34} {'plugin loaded':<34} ok")
-    print("-" * 132)
-    for row in rows:
-        saved = "(secret, set)" if row.secret else show(row.saved)
-        print(f"{row.scenario:<29} {row.key:<31} {saved:<34} {show(row.plugin):<34} {'yes' if row.ok else 'NO'}")
     bad = [row for row in rows if not row.ok]
-    scenarios = len(SCENARIOS)
-    print("-" * 132)
-    print(
-        f"{len(rows)} values in {scenarios} scenarios over {len({s.provider for s in SCENARIOS})} providers: "
-        f"{len(rows) - len(bad)} loaded by the 0.19.0 plugin as saved, {len(bad)} mismatched "
-        f"({elapsed:.1f} s)"
-    )
+    if rows:
+        print(f"{'scenario':<29} {'field':<31} {'saved':<34} {'plugin loaded':<34} ok")
+        print("-" * 132)
+        for row in rows:
+            saved = "(secret, set)" if row.secret else show(row.saved)
+            print(f"{row.scenario:<29} {row.key:<31} {saved:<34} {show(row.plugin):<34} {'yes' if row.ok else 'NO'}")
+        print("-" * 132)
+        print(
+            f"{len(rows)} values in {len(SCENARIOS)} scenarios over {len({s.provider for s in SCENARIOS})} providers: "
+            f"{len(rows) - len(bad)} loaded by the 0.19.0 plugin as saved, {len(bad)} mismatched"
+        )
     unused = usable_refused = 0
     if value_rows:
         unused, usable_refused = print_values(value_rows)
+    print(f"({elapsed:.1f} s)")
     if args.keep:
         print(f"homes kept under {root}")
     return 1 if bad or unused or usable_refused else 0

@@ -11,7 +11,8 @@ output for that provider) and two lists, written from reading the plugin (docs/p
   the value on unchanged but it cannot work (a negative budget, an address without a scheme). Such
   values are counted separately, with their reason.
 
-``context`` values are saved with every value of the provider (a field shown only in one mode).
+``context`` values are saved with every value of the provider (a field shown only in one mode);
+``after`` values are saved next, when the plugin only reports the field's value in another mode.
 """
 
 from __future__ import annotations
@@ -25,8 +26,14 @@ NO_SCHEME = "not an http(s) address: every request to it fails"
 NEGATIVE = "a count or budget below 1 is passed on and breaks the feature"
 
 
-def f(path: tuple[str, ...], valid: list[Any], invalid: list[tuple[str, str]], **context: Any) -> dict[str, Any]:
-    return {"path": path, "valid": valid, "invalid": invalid, "context": context}
+def f(
+    path: tuple[str, ...],
+    valid: list[Any],
+    invalid: list[tuple[str, str]],
+    after: dict[str, Any] | None = None,
+    **context: Any,
+) -> dict[str, Any]:
+    return {"path": path, "valid": valid, "invalid": invalid, "context": context, "after": after or {}}
 
 
 FIELDS: dict[str, dict[str, dict[str, Any]]] = {
@@ -48,7 +55,9 @@ FIELDS: dict[str, dict[str, dict[str, Any]]] = {
                                 [("per-tag-typo", CHANGED), ("Combined", CHANGED), ("[]", CHANGED)]),
         "idle_timeout": f((EFF, "idle_timeout"), ["0", "300"], [("0.5", CHANGED),
                                                                  ("-1", "a negative idle timeout is meaningless")],
-                          mode="local_embedded"),
+                          # saved in embedded mode; the plugin reports the parsed value once it starts
+                          # in another mode (the embedded runtime is not installed here)
+                          after={"mode": "local_external"}, mode="local_embedded"),
     },
     "holographic": {
         "default_trust": f((EFF, "default_trust"), ["0", "0.7", "1"],

@@ -23,6 +23,8 @@ from provider_schemas.names import check_provider_name, is_provider_name
 from provider_schemas.read_cache import per_file_version
 
 PACKAGE_DIR = Path(__file__).resolve().parent
+# The eight providers shipped with the panel, one folder each (config_schema.py, provider.json).
+BUNDLED_DIR = PACKAGE_DIR / "bundled"
 BUNDLED_PROVIDERS = (
     "byterover",
     "hindsight",
@@ -210,7 +212,7 @@ def builtin_entry() -> ProviderEntry:
 
 
 def _bundled_entry(name: str) -> ProviderEntry:
-    directory = PACKAGE_DIR / name
+    directory = BUNDLED_DIR / name
     description, setup = _bundled_metadata(directory)
     schema_file = directory / SCHEMA_FILE
     if not schema_file.is_file():

@@ -27,6 +27,7 @@ from provider_schemas.config_schema import (
 )
 from provider_schemas.errors import SchemaLoadError
 from provider_schemas.loader import read_source, run_schema_code
+from provider_schemas.source_lines import field_lines
 from provider_schemas.values import FieldError, coerce, parse_number
 
 SECRET_WORDS = frozenset({"key", "apikey", "token", "password", "passwd", "passphrase", "secret", "credential"})
@@ -47,33 +48,6 @@ class LintFinding:
     def __str__(self) -> str:
         where = f"line {self.line}: " if self.line else ""
         return f"{self.severity}: {where}{self.message}"
-
-
-def _call_name(node: ast.Call) -> str | None:
-    func = node.func
-    if isinstance(func, ast.Name):
-        return func.id
-    if isinstance(func, ast.Attribute):
-        return func.attr
-    return None
-
-
-def field_lines(source: str | ast.Module) -> dict[str, list[int]]:
-    """Field key → lines of the ``ProviderField(...)`` calls declaring it, in source order."""
-    tree = ast.parse(source) if isinstance(source, str) else source
-    found: dict[str, list[int]] = {}
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call) or _call_name(node) != "ProviderField":
-            continue
-        key_node: ast.expr | None = node.args[0] if node.args else None
-        for kw in node.keywords:
-            if kw.arg == "key":
-                key_node = kw.value
-        if isinstance(key_node, ast.Constant) and isinstance(key_node.value, str):
-            found.setdefault(key_node.value, []).append(node.lineno)
-    for lines in found.values():
-        lines.sort()
-    return found
 
 
 def _words(key: str) -> list[str]:

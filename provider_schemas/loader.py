@@ -22,6 +22,7 @@ from provider_schemas import config_schema as declaration_module
 from provider_schemas.checks import check_schema
 from provider_schemas.config_schema import ProviderConfigSchema
 from provider_schemas.errors import SchemaLoadError
+from provider_schemas.source_lines import field_lines
 
 MODULE_PREFIX = "_hermes_memory_config_schema"
 _ALIAS_NAMES = ("plugins", "plugins.memory", "plugins.memory.config_schema")
@@ -99,8 +100,6 @@ def _error_line(exc: BaseException, filename: str) -> int | None:
 
 def _check_line(path: Path, message: str) -> int | None:
     """The line of the field a declaration-check message names ("field 'x': ..."), if found."""
-    from provider_schemas.lint import field_lines
-
     if not message.startswith("field '"):
         return None
     key = message[len("field '") :].split("'", 1)[0]

@@ -38,6 +38,7 @@ from typing import IO, Any
 from provider_schemas import config_schema as declaration_module
 from provider_schemas.checks import declaration_problems
 from provider_schemas.config_schema import ProviderConfigSchema, ProviderField, ProviderFieldOption
+from provider_schemas.source_lines import field_lines
 
 __all__ = [
     "DECLARATION_MODULE_NAMES",
@@ -591,21 +592,12 @@ def _config_schema_line(tree: ast.Module) -> int | None:
 
 
 def _problem_line(tree: ast.Module, key: str | None) -> int | None:
-    """The line of the ``ProviderField(...)`` call declaring ``key`` (first positional or ``key=``)."""
+    """The line of the ``ProviderField(...)`` call declaring ``key``; a duplicate key is reported
+    where it is declared the second time."""
     if key is None:
         return None
-    lines: list[int] = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
-            continue
-        name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", None)
-        if name != "ProviderField":
-            continue
-        first = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "key"), None)
-        if isinstance(first, ast.Constant) and first.value == key:
-            lines.append(node.lineno)
-    # A duplicate key is reported where it is declared the second time.
-    return max(lines) if lines else None
+    lines = field_lines(tree).get(key)
+    return lines[-1] if lines else None
 
 
 def run_static_check(
@@ -618,7 +610,7 @@ def run_static_check(
     problem and advice, with field lines, the provider name against the file's directory unless
     ``name`` is given) and returns 1 for errors, or for any finding when ``strict``.
     """
-    from provider_schemas.lint import field_lines, has_errors, lint
+    from provider_schemas.lint import has_errors, lint
 
     target = Path(path)
     try:

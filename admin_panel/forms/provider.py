@@ -27,7 +27,7 @@ from django.utils.translation import ngettext
 
 from admin_panel.localisation import localise_message
 from provider_schemas import prospective_visibility as planned_visibility
-from provider_schemas.constraints import show_number
+from provider_schemas.constraints import TEXT_TEMPLATES, show_number
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
 _JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
@@ -203,6 +203,8 @@ def _translate_ui_texts() -> dict[str, str]:
         "secret_store": _("secret store · %(variable)s"),
         "list_sep": _(", "),
         "shared": _("Shared by every host in %(file)s"),
+        "on": _("on"),
+        "off": _("off"),
     }
 
 
@@ -337,6 +339,9 @@ class FieldRow:
             # The choice list shows labels, so the default line names the same label.
             labels = {o.get("value"): o.get("label") for o in state.options}
             shown_default = labels.get(state.default) or state.default
+        elif self.kind == "bool" and state.default in ("true", "false"):
+            # A switch shows on/off, not the stored word.
+            shown_default = ui["on"] if state.default == "true" else ui["off"]
         self.default_text = ui["default"] % {"default": shown_default or ui["blank"]}
         self._constraint_attributes(getattr(state, "field", None))
         self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
@@ -365,6 +370,7 @@ class FieldRow:
         unit shown beside the control and the suggestions offered while typing."""
         self.number_type = False
         self.min_attr = self.max_attr = self.step_attr = self.pattern_attr = self.maxlength_attr = ""
+        self.pattern_title = ""
         self.inputmode = ""
         self.unit_text = ""
         self.suggestions: list[str] = []
@@ -385,6 +391,10 @@ class FieldRow:
             pattern = getattr(declared, "pattern", "")
             if pattern and not getattr(declared, "keywords", ()):
                 self.pattern_attr = pattern
+                hint = getattr(declared, "pattern_hint", "")
+                # Without JavaScript the browser shows this beside its own "match the format" note.
+                if hint:
+                    self.pattern_title = localise_message(TEXT_TEMPLATES["pattern_hint"] % {"hint": hint})
             if getattr(declared, "max_length", None):
                 self.maxlength_attr = str(declared.max_length)
             self.inputmode = {"url": "url", "port": "numeric"}.get(text_format, "")

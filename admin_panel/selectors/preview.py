@@ -32,10 +32,10 @@ from django.utils.translation import gettext as _
 import provider_schemas
 from admin_panel.selectors import providers as provider_selectors
 from provider_schemas.config_schema import ProviderConfigSchema
-from provider_schemas.discovery import BUNDLED_PROVIDERS, PACKAGE_DIR, SCHEMA_FILE, ProviderEntry, passes_marker_test
-from provider_schemas.lint import field_lines
+from provider_schemas.discovery import BUNDLED_DIR, BUNDLED_PROVIDERS, SCHEMA_FILE, ProviderEntry, passes_marker_test
 from provider_schemas.payload import provider_config_payload, schema_error_payload
 from provider_schemas.secret_stores import ENV_FILE, KEYRING
+from provider_schemas.source_lines import field_lines
 from provider_schemas.state import ProviderState, active_provider, load_model, state_from_model
 from provider_schemas.static_eval import StaticEvalError, evaluate_schema_source
 
@@ -103,8 +103,8 @@ def _bundled_choice(name: str) -> Choice:
     return Choice(
         id=f"{BUNDLED}:{name}",
         kind=BUNDLED,
-        path=PACKAGE_DIR / name / SCHEMA_FILE,
-        root=PACKAGE_DIR,
+        path=BUNDLED_DIR / name / SCHEMA_FILE,
+        root=BUNDLED_DIR,
         display=f"{name}/{SCHEMA_FILE} (bundled)",  # as discovery names it in load errors
         expected_name=name,
         label=name,

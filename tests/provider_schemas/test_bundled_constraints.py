@@ -13,7 +13,7 @@ import provider_schemas
 from provider_schemas.constraints import has_constraints
 from provider_schemas.values import FieldError, coerce
 
-BUNDLED = Path(provider_schemas.__file__).resolve().parent
+BUNDLED = Path(provider_schemas.__file__).resolve().parent / "bundled"
 
 # provider -> field -> (accepted, refused)
 TABLES: dict[str, dict[str, tuple[list[str], list[str]]]] = {

@@ -17,7 +17,7 @@ import yaml
 import provider_schemas
 from provider_schemas import keyring_service
 
-BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent
+BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent / "bundled"
 
 # --- scenarios -----------------------------------------------------------------------------------
 # Each submits a realistic non-default value for every field visible in that scenario. Strings are

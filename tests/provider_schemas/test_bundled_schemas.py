@@ -18,7 +18,7 @@ import pytest
 import provider_schemas
 from provider_schemas import config_schema as cs
 
-BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent
+BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent / "bundled"
 BUNDLED = (
     "byterover",
     "hindsight",

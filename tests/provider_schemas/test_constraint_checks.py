@@ -168,7 +168,7 @@ def test_strict_makes_warnings_fail_and_plain_lets_them_pass(tmp_path):
 
 
 def test_strict_passes_a_clean_bundled_schema():
-    path = Path(provider_schemas.__file__).resolve().parent / "honcho" / "config_schema.py"
+    path = Path(provider_schemas.__file__).resolve().parent / "bundled" / "honcho" / "config_schema.py"
 
     assert _run(run_check, path, strict=True) == (0, [])
     assert _run(run_static_check, path, strict=True) == (0, [])

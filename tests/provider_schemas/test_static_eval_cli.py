@@ -12,7 +12,7 @@ from django.core.management import call_command
 import provider_schemas
 from provider_schemas.static_eval import run_static_check
 
-BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent
+BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent / "bundled"
 
 
 def check(path: Path, *, name: str | None = None) -> tuple[int, str, str]:

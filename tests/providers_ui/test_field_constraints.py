@@ -204,6 +204,7 @@ def test_it_renders_the_constraints_html_knows_as_attributes(owner_client, limit
     assert 'min="0.25"' in ratio and 'step="any"' in ratio and 'inputmode="decimal"' in ratio
     tag = re.search(r'<input[^>]*name="v:tag"[^>]*>', html).group(0)
     assert 'pattern="[a-z]+(_[a-z]+)*"' in tag
+    assert 'title="Enter a value like this: lower-case words joined by _."' in tag
     assert 'maxlength="5"' in re.search(r'<input[^>]*name="v:short"[^>]*>', html).group(0)
     assert 'inputmode="url"' in re.search(r'<input[^>]*name="v:url"[^>]*>', html).group(0)
     free = re.search(r'<input[^>]*name="v:free"[^>]*>', html).group(0)
@@ -211,3 +212,20 @@ def test_it_renders_the_constraints_html_knows_as_attributes(owner_client, limit
     assert re.search(rf'<datalist id="{datalist}"><option value="alpha"></option><option value="beta"></option>', html)
     assert '<span class="field__unit">tokens</span>' in html
     assert '<span class="field__unit">seconds</span>' in html
+
+
+def test_the_api_keeps_0_19_0_wording_and_adds_details_only_for_constraints(owner_client, home):
+    """api.md B5's example: the same detail and errors; field_errors only for the constrained field."""
+    body = api_put(owner_client, "/api/memory/providers/honcho/config", {"values": {
+        "apiKey": "honcho-new", "dialecticMaxChars": "12x", "environment": "bogus", "pinUserPeer": "maybe"}}).json()
+
+    assert body["detail"] == "Invalid value for 'environment'"
+    assert body["errors"] == {
+        "environment": "Invalid value for 'environment'",
+        "pinUserPeer": "Invalid boolean for 'pinUserPeer'",
+        "dialecticMaxChars": "Invalid number for 'dialecticMaxChars'",
+    }
+    assert list(body["field_errors"]) == ["dialecticMaxChars"]
+    assert body["field_errors"]["dialecticMaxChars"]["human"] == "Enter a whole number of characters from 1 to 100000."
+    assert body["field_errors"]["dialecticMaxChars"]["constraint"] == "number"
+    assert not (home / ".env").exists()

@@ -58,3 +58,16 @@ def test_a_selects_default_line_shows_the_label_of_the_choice(owner_client, home
         assert meta.startswith(f"Default: {label} "), (field.key, meta)
         checked += 1
     assert checked or not any(f.kind == "select" and f.default and not f.when for f in schema.fields)
+
+
+@pytest.mark.parametrize("name", provider_schemas.BUNDLED_PROVIDERS)
+def test_a_switchs_default_line_says_on_or_off(owner_client, home, name):
+    page = owner_client.get(f"/providers/{name}/").content.decode()
+    schema = provider_schemas.get_provider_config_schema(name, home=home)
+
+    for field in (f for f in schema.fields if f.kind == "bool" and f.default):
+        row = re.search(rf'data-key="{re.escape(field.key)}".*?<p class="field__meta">(.*?)</p>', page, re.S)
+        if row is None or f'name="v:{field.key}"' not in row.group(0):
+            continue
+        shown = "on" if field.default == "true" else "off"
+        assert _text(row.group(1)).startswith(f"Default: {shown} "), field.key

@@ -52,7 +52,7 @@ def is_prose(text: str) -> bool:
 
 def _bundled_texts() -> Iterator[tuple[str, str]]:
     for name in discovery.BUNDLED_PROVIDERS:
-        directory = discovery.PACKAGE_DIR / name
+        directory = discovery.BUNDLED_DIR / name
         metadata: Any = json.loads((directory / "provider.json").read_text(encoding="utf-8"))
         yield f"{name}: provider.json description", metadata.get("description", "")
         schema = load_schema(directory / discovery.SCHEMA_FILE, name=name)
