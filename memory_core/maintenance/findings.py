@@ -250,6 +250,19 @@ def _merge_spans(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     return tuple(merged)
 
 
+REDACTED = "[credential hidden]"
+
+
+def redact(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with every span replaced by ``REDACTED`` (for output that must not carry a secret)."""
+    out, position = [], 0
+    for start, end in _merge_spans(list(spans)):
+        out += [text[position:start], REDACTED]
+        position = end
+    out.append(text[position:])
+    return "".join(out)
+
+
 def find_hygiene_issues(
     entries: Sequence[str],
     *,
