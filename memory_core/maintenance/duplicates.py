@@ -173,18 +173,24 @@ def find_duplicate_groups(entries: Sequence[str]) -> list[DuplicateGroup]:
         return i
 
     for i in free:
-        seen: set[int] = set()
+        # Shared shingles with every later entry, counted through the index: no set operations
+        # per pair, and pairs that share nothing are never looked at.
+        shared: dict[int, int] = defaultdict(int)
         for shingle in sets[i]:
             for j in index_of[shingle]:
-                if j <= i or j in seen:
-                    continue
-                seen.add(j)
-                score = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
-                if score >= NEAR_DUPLICATE_THRESHOLD:
-                    a, b = root(i), root(j)
+                if j > i:
+                    shared[j] += 1
+        size = len(sets[i])
+        for j, common in shared.items():
+            score = common / (size + len(sets[j]) - common)
+            if score >= NEAR_DUPLICATE_THRESHOLD:
+                a, b = root(i), root(j)
+                if a != b:
                     low = min(score, link_score.get(a, 1.0), link_score.get(b, 1.0))
                     parent[b] = a
                     link_score[a] = low
+                else:
+                    link_score[a] = min(score, link_score.get(a, 1.0))
     components: dict[int, list[int]] = defaultdict(list)
     for i in free:
         components[root(i)].append(i)
