@@ -152,12 +152,9 @@ def main() -> None:
     _prepare(root, args.entries)
     client = _setup(root)
     _seed_samples(root)
+    cold_command = [sys.executable, __file__, "--cold", str(root)]
     colds = [
-        float(
-            subprocess.run(
-                [sys.executable, __file__, "--cold", str(root)], capture_output=True, text=True, check=True, timeout=300
-            ).stdout.split()[-1]
-        )
+        [float(x) for x in subprocess.run(cold_command, capture_output=True, text=True, check=True).stdout.split()[-2:]]
         for _ in range(3)
     ]
     from memory_core.state import read_store_state
