@@ -95,8 +95,9 @@ def test_it_refuses_the_merge_when_a_picked_entry_changed_during_the_review(page
     assert (home / "memories" / "MEMORY.md").read_bytes() == before
 
 
-@pytest.mark.parametrize(("language", "locale", "title"), [("en", "en-US", "Review the change"),
-                                                             ("zh-hans", "zh-CN", "检查更改")])
+@pytest.mark.parametrize(
+    ("language", "locale", "title"), [("en", "en-US", "Review the change"), ("zh-hans", "zh-CN", "检查更改")]
+)
 def test_the_maintenance_page_and_a_review_in_each_language(browser, live_server, owner, home, language, locale, title):
     seed_demo_home(home)
     seed_budget_history(home)
