@@ -3,8 +3,9 @@
 Used by ``python manage.py memory ...`` (which supplies the configured home) and runnable
 without Django as ``python -m memory_core --home PATH ...``.
 
-Exit codes: 0 done (scan: nothing found); 1 the store refused the change, a pending write
-failed, or scan found something; 2 the request itself is invalid (target, id, file, usage).
+Exit codes: 0 done (scan: nothing found; check: no duplicates and no credentials); 1 the store
+refused the change, a pending write failed, scan found something, or check found duplicates or a
+credential; 2 the request itself is invalid (target, id, file, usage).
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ from typing import Any, TextIO
 from memory_core import pending
 from memory_core.config import read_memory_config, store_from_config
 from memory_core.entries import TARGETS
+from memory_core.maintenance import Finding, analyse_store
+from memory_core.maintenance.findings import CREDENTIAL, REDACTED, redact
 from memory_core.services import add_entry, remove_entry, replace_entry, target_error
 from memory_core.slash import NO_PENDING, format_pending_list
 from memory_core.state import StoreState, read_store_state
@@ -57,6 +60,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     scan.add_argument("text", nargs="*", help="text to scan (joined by spaces)")
     scan.add_argument("--file", help="scan this UTF-8 file instead ('-' for standard input)")
     scan.add_argument("--scope", default=MEMORY_SCOPE, help=f"one of {', '.join(SCOPES)} (default: strict)")
+
+    check = actions.add_parser(
+        "check", parents=[common], help="duplicates and stale entries (exit 1 on duplicates or credentials)"
+    )
+    check.add_argument("target", nargs="?", help="memory or user (default: both)")
 
     queue = actions.add_parser("pending", parents=[common], help="writes waiting for approval")
     queue.add_argument("command", nargs="?", default="list", help="list (default), approve or reject")
@@ -175,6 +183,92 @@ def _scan(output: _Output, options: dict[str, Any]) -> int:
     return EXIT_REFUSED if findings else EXIT_OK
 
 
+def _finding_as_dict(finding: Finding) -> dict[str, Any]:
+    hidden = finding.category == CREDENTIAL
+    return {
+        "category": finding.category,
+        "label": finding.label,
+        "index": finding.index,
+        # A credential is never printed: a check's output ends up in mails and logs.
+        "entry": redact(finding.text, finding.spans) if hidden else finding.text,
+        "evidence": [
+            {"start": start, "end": end, "text": REDACTED if hidden else finding.text[start:end]}
+            for start, end in finding.spans
+        ],
+        "explanation": finding.explanation,
+        "suggestion": finding.suggestion,
+        "action": finding.action,
+    }
+
+
+def _check_report(state: StoreState) -> dict[str, Any]:
+    analysis = analyse_store([view.text for view in state.entries], state.limit)
+    findings = [_finding_as_dict(finding) for finding in analysis.findings]
+    hidden = {f["index"]: f["entry"] for f in findings if f["category"] == CREDENTIAL}
+    return {
+        "file": state.file_name,
+        "status": state.status,
+        "usage": state.usage,
+        "total_chars": state.total_chars,
+        "limit": state.limit,
+        "freeable_chars": analysis.freeable_chars,
+        "duplicate_groups": [
+            {
+                "kind": group.kind,
+                "indices": list(group.indices),
+                "entries": [hidden.get(index, text) for index, text in zip(group.indices, group.texts, strict=True)],
+                "keep": group.keep,
+                "wasted_chars": group.wasted_chars,
+                "similarity": round(group.similarity, 3),
+            }
+            for group in analysis.groups
+        ],
+        "findings": findings,
+    }
+
+
+def _check(output: _Output, home: Path, target: str | None) -> int:
+    if target is not None and target not in TARGETS:
+        output.error(f"Invalid target '{target}'. Use 'memory' or 'user'.")
+        return EXIT_INVALID
+    config = read_memory_config(home)
+    reports = {
+        t: _check_report(read_store_state(home=home, target=t, config=config))
+        for t in ([target] if target else TARGETS)
+    }
+    failing = any(
+        report["duplicate_groups"] or any(f["category"] == CREDENTIAL for f in report["findings"])
+        for report in reports.values()
+    )
+    if output.as_json:
+        output.json(reports)
+        return EXIT_REFUSED if failing else EXIT_OK
+    for number, report in enumerate(reports.values()):
+        if number:
+            output.line()
+        output.line(f"{report['file']}: {report['usage']}")
+        if report["status"] == "unreadable":
+            output.line("  cannot be read; nothing to check")
+        groups, findings = report["duplicate_groups"], report["findings"]
+        if not groups and not findings:
+            output.line("  no duplicates, no findings")
+        if groups:
+            output.line(
+                f"  {len(groups)} duplicate group(s); merging them would free {report['freeable_chars']:,} chars"
+            )
+        for group in groups:
+            output.line(f"  duplicates ({group['kind']}, {group['wasted_chars']:,} chars wasted):")
+            for index, text in zip(group["indices"], group["entries"], strict=True):
+                keep = " (keep)" if index == group["keep"] else ""
+                output.line(f"    {index + 1}. {text}{keep}")
+        for finding in findings:
+            evidence = ", ".join(repr(part["text"]) for part in finding["evidence"])
+            output.line(f"  {finding['category']} in entry {finding['index'] + 1}: {evidence}")
+            output.line(f"    {finding['explanation']}")
+            output.line(f"    -> {finding['suggestion']}")
+    return EXIT_REFUSED if failing else EXIT_OK
+
+
 def _pending(output: _Output, home: Path, command: str, pending_id: str | None) -> int:
     command = command.lower()
     if command == "list":
@@ -223,6 +317,8 @@ def run(options: dict[str, Any], *, home: str | os.PathLike[str], out: TextIO, e
         return _snapshot(output, home)
     if action == "scan":
         return _scan(output, options)
+    if action == "check":
+        return _check(output, home, options.get("target"))
     if action == "pending":
         return _pending(output, home, options.get("command") or "list", options.get("id"))
     target = options.get("target")

@@ -27,6 +27,9 @@ from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
 # The forecast extrapolates the samples of this many last days.
 FORECAST_WINDOW = timedelta(days=14)
 CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 220, 36
+# The chart and its table show at most this many samples, evenly spread (the last always shown);
+# the forecast uses them all.
+MAX_CHART_POINTS = 48
 
 
 @dataclass(frozen=True)
@@ -54,14 +57,14 @@ class ChartPoint:
     at: datetime
     chars: int
     limit: int
-    x: float
-    y: float
+    x: str  # SVG coordinates, formatted once here rather than by template filters
+    y: str
 
 
 @dataclass(frozen=True)
 class BudgetHistory:
     points: tuple[ChartPoint, ...]
-    limit_y: float
+    limit_y: str
     # Characters per day over the recent window (None: too few samples to say).
     rate_per_day: float | None
     full_at: datetime | None  # when the store reaches its limit at that rate
@@ -72,7 +75,7 @@ class BudgetHistory:
 
     @property
     def polyline(self) -> str:
-        return " ".join(f"{point.x:.1f},{point.y:.1f}" for point in self.points)
+        return " ".join(f"{point.x},{point.y}" for point in self.points)
 
     @property
     def plot_right(self) -> int:
@@ -118,25 +121,27 @@ def budget_history(*, home: Path, target: str, now: datetime | None = None) -> B
     samples = list(BudgetSample.objects.filter(home=str(home), target=target).order_by("recorded_at", "pk")[:5000])
     now = now or timezone.now()
     if not samples:
-        return BudgetHistory(points=(), limit_y=CHART_PAD, rate_per_day=None, full_at=None, already_full=False)
+        return BudgetHistory(points=(), limit_y=str(CHART_PAD), rate_per_day=None, full_at=None, already_full=False)
     start, end = samples[0].recorded_at, max(now, samples[-1].recorded_at)
     span = max((end - start).total_seconds(), 1.0)
     limit = samples[-1].limit
     top = max(max(sample.chars for sample in samples), limit, 1)
     plot_w, plot_h = CHART_WIDTH - 2 * CHART_PAD, CHART_HEIGHT - 2 * CHART_PAD
 
-    def y_of(chars: int) -> float:
-        return CHART_PAD + plot_h * (1 - chars / top)
+    def y_of(chars: int) -> str:
+        return f"{CHART_PAD + plot_h * (1 - chars / top):.1f}"
 
+    step = max(1, -(-len(samples) // MAX_CHART_POINTS))
+    shown = samples[::-1][::step][::-1]  # every step-th, counted from the last
     points = tuple(
         ChartPoint(
             at=sample.recorded_at,
             chars=sample.chars,
             limit=sample.limit,
-            x=CHART_PAD + plot_w * (sample.recorded_at - start).total_seconds() / span,
+            x=f"{CHART_PAD + plot_w * (sample.recorded_at - start).total_seconds() / span:.1f}",
             y=y_of(sample.chars),
         )
-        for sample in samples
+        for sample in shown
     )
     recent = [sample for sample in samples if sample.recorded_at >= now - FORECAST_WINDOW]
     rate = full_at = None

@@ -22,7 +22,7 @@ from memory_core.config import MemoryConfig, read_memory_config
 from memory_core.drift import DriftInfo, detect_drift, is_backup_name
 from memory_core.entries import TARGETS, file_name_for, parse_entries
 from memory_core.files import read_store_file
-from memory_core.maintenance import find_duplicate_groups
+from memory_core.maintenance import analyse_store
 from memory_core.pending import count_pending, list_pending
 from memory_core.state import (
     BackupFile,
@@ -171,7 +171,7 @@ class StoreView:
     @cached_property
     def freeable_chars(self) -> int:
         """What merging the store's duplicate groups would free (see the maintenance page)."""
-        return sum(group.wasted_chars for group in find_duplicate_groups([row.text for row in self.rows]))
+        return analyse_store([row.text for row in self.rows], self.state.limit).freeable_chars
 
 
 def store_view(state: StoreState) -> StoreView:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -43,9 +44,23 @@ def analyse_store(
     provenance: Mapping[str, Any] | None = None,
     max_age_days: float | None = None,
 ) -> StoreAnalysis:
+    if provenance is None:
+        return _analysed(tuple(entries), limit)
     return StoreAnalysis(
         entries=tuple(entries),
         limit=limit,
         groups=tuple(find_duplicate_groups(entries)),
         findings=tuple(find_hygiene_issues(entries, provenance=provenance, max_age_days=max_age_days)),
+    )
+
+
+@functools.lru_cache(maxsize=16)
+def _analysed(entries: tuple[str, ...], limit: int) -> StoreAnalysis:
+    """The analysis is a pure function of the entries: a page shown again for an unchanged store
+    (every reload, every poll) reuses it."""
+    return StoreAnalysis(
+        entries=entries,
+        limit=limit,
+        groups=tuple(find_duplicate_groups(entries)),
+        findings=tuple(find_hygiene_issues(entries)),
     )

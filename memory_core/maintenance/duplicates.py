@@ -55,10 +55,17 @@ _CJK = (
 _TOKEN = re.compile(rf"[{_CJK}]|[^\s{_CJK}]+")
 
 
+# ASCII punctuation (category P*) as a translate table; other characters are looked up one by one.
+_ASCII_PUNCTUATION = {code: " " for code in range(128) if unicodedata.category(chr(code)).startswith("P")}
+
+
 def normalise(text: str) -> str:
     """The text two entries must share to be exact duplicates."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    spaced = "".join(" " if unicodedata.category(char).startswith("P") else char for char in folded)
+    if text.isascii():
+        spaced = text.lower().translate(_ASCII_PUNCTUATION)
+    else:
+        folded = unicodedata.normalize("NFKC", text).casefold()
+        spaced = "".join(" " if unicodedata.category(char).startswith("P") else char for char in folded)
     return " ".join(spaced.split())
 
 
@@ -136,22 +143,26 @@ def find_duplicate_groups(entries: Sequence[str]) -> list[DuplicateGroup]:
             groups.append(_group(KIND_EXACT, entries, members, members[0], 1.0))
             claimed.update(members)
 
-    # Containment: each container, longest first, takes every unclaimed entry inside it.
+    # Containment: each container, longest first, takes every unclaimed entry inside it. Only
+    # entries holding every word of the contained one are candidates (found through a word index).
     free = [i for i in range(len(entries)) if i not in claimed and keys[i]]
-    for container in sorted(free, key=lambda i: (-len(keys[i]), i)):
+    by_word: dict[str, set[int]] = defaultdict(set)
+    for i in free:
+        for word in tokens[i]:
+            by_word[word].add(i)
+    inside_of: dict[int, list[int]] = defaultdict(list)
+    for i in free:
+        if len(tokens[i]) < MIN_CONTAINED_WORDS or len(keys[i]) < MIN_CONTAINED_CHARS:
+            continue
+        candidates = set.intersection(*(by_word[word] for word in set(tokens[i])))
+        needle = f" {keys[i]} "
+        for container in candidates:
+            if len(keys[container]) > len(keys[i]) and needle in f" {keys[container]} ":
+                inside_of[container].append(i)
+    for container in sorted(inside_of, key=lambda i: (-len(keys[i]), i)):
         if container in claimed:
             continue
-        haystack = f" {keys[container]} "
-        inside = [
-            i
-            for i in free
-            if i != container
-            and i not in claimed
-            and len(tokens[i]) >= MIN_CONTAINED_WORDS
-            and len(keys[i]) >= MIN_CONTAINED_CHARS
-            and len(keys[i]) < len(keys[container])
-            and f" {keys[i]} " in haystack
-        ]
+        inside = [i for i in sorted(inside_of[container]) if i not in claimed]
         if inside:
             groups.append(_group(KIND_CONTAINMENT, entries, [container, *inside], container, 1.0))
             claimed.update([container, *inside])
@@ -173,18 +184,24 @@ def find_duplicate_groups(entries: Sequence[str]) -> list[DuplicateGroup]:
         return i
 
     for i in free:
-        seen: set[int] = set()
+        # Shared shingles with every later entry, counted through the index: no set operations
+        # per pair, and pairs that share nothing are never looked at.
+        shared: dict[int, int] = defaultdict(int)
         for shingle in sets[i]:
             for j in index_of[shingle]:
-                if j <= i or j in seen:
-                    continue
-                seen.add(j)
-                score = len(sets[i] & sets[j]) / len(sets[i] | sets[j])
-                if score >= NEAR_DUPLICATE_THRESHOLD:
-                    a, b = root(i), root(j)
+                if j > i:
+                    shared[j] += 1
+        size = len(sets[i])
+        for j, common in shared.items():
+            score = common / (size + len(sets[j]) - common)
+            if score >= NEAR_DUPLICATE_THRESHOLD:
+                a, b = root(i), root(j)
+                if a != b:
                     low = min(score, link_score.get(a, 1.0), link_score.get(b, 1.0))
                     parent[b] = a
                     link_score[a] = low
+                else:
+                    link_score[a] = min(score, link_score.get(a, 1.0))
     components: dict[int, list[int]] = defaultdict(list)
     for i in free:
         components[root(i)].append(i)

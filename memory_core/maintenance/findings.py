@@ -32,7 +32,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memory_core.threats import scan_detailed
+from memory_core.threats import MAX_SCAN_CHARS, PATTERNS_BY_ID, scan_detailed
 
 RELATIVE_DATE = "relative_date"
 TASK_STATE = "task_state"
@@ -148,6 +148,7 @@ _LABELLED_SECRET_ZH = re.compile(
     r"(?:密码|口令|密钥|秘钥|令牌|访问密钥)\s*(?:是|为|[:：=])\s*[\"'`“]?(?P<value>[^\s\"'`”，。；,;]{6,})"
 )
 _LETTER_OR_DIGIT = re.compile(r"[A-Za-z0-9]")
+_HARDCODED_SECRET = PATTERNS_BY_ID["hardcoded_secret"]
 
 
 @dataclass(frozen=True)
@@ -221,11 +222,20 @@ def _secret_value(value: str) -> bool:
 
 
 def _credentials(text: str) -> list[tuple[int, int]]:
-    spans = [
-        (finding.start, finding.end)
-        for finding in scan_detailed(text, "strict")
-        if finding.pattern_id == "hardcoded_secret" and finding.start is not None and finding.end is not None
-    ]
+    # The threat scanner's own credential pattern. ASCII text is scanned as it is (the scanner's
+    # normalisation leaves it unchanged), so the one pattern is run directly; other text goes
+    # through the scanner for its character mapping.
+    prefix = text[:MAX_SCAN_CHARS]
+    spans: list[tuple[int, int]] = []
+    if prefix.isascii():
+        if _HARDCODED_SECRET.may_match(prefix.lower()):
+            spans.extend(match.span() for match in _HARDCODED_SECRET.regex.finditer(prefix))
+    else:
+        spans.extend(
+            (finding.start, finding.end)
+            for finding in scan_detailed(text, "strict")
+            if finding.pattern_id == "hardcoded_secret" and finding.start is not None and finding.end is not None
+        )
     spans.extend(_spans(_KEY_FORMATS, text=text))
     for pattern in (_LABELLED_SECRET_EN, _LABELLED_SECRET_ZH):
         spans.extend(m.span("value") for m in pattern.finditer(text) if _secret_value(m.group("value")))
@@ -248,6 +258,19 @@ def _merge_spans(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
         else:
             merged.append((start, end))
     return tuple(merged)
+
+
+REDACTED = "[credential hidden]"
+
+
+def redact(text: str, spans: Sequence[tuple[int, int]]) -> str:
+    """``text`` with every span replaced by ``REDACTED`` (for output that must not carry a secret)."""
+    out, position = [], 0
+    for start, end in _merge_spans(list(spans)):
+        out += [text[position:start], REDACTED]
+        position = end
+    out.append(text[position:])
+    return "".join(out)
 
 
 def find_hygiene_issues(

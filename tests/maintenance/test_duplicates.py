@@ -26,6 +26,9 @@ GROUPED = [
 ]
 
 NOT_GROUPED = [
+    # Not exact: digits and the characters between them are kept.
+    ("version 3.12", "version 312"),
+    ("部署到生产环境", "部署到测试环境"),
     # Same frame, different facts: below the near-duplicate threshold.
     ("Deploys go to staging on Monday", "Deploys go to production on Friday"),
     ("周一部署到测试环境", "周五部署到生产环境"),
@@ -57,7 +60,10 @@ def test_it_documents_the_threshold_between_the_examples() -> None:
         ("User prefers concise answers without emojis", "User prefers concise answers, no emojis"),
         ("用户喜欢简洁的回答", "用户喜欢简短的回答"),
     ]
-    different = [NOT_GROUPED[0], NOT_GROUPED[1]]
+    different = [
+        ("Deploys go to staging on Monday", "Deploys go to production on Friday"),
+        ("周一部署到测试环境", "周五部署到生产环境"),
+    ]
     assert all(shingle_similarity(a, b) >= NEAR_DUPLICATE_THRESHOLD for a, b in rewordings)
     assert all(shingle_similarity(a, b) < NEAR_DUPLICATE_THRESHOLD for a, b in different)
 

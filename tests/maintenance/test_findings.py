@@ -31,6 +31,7 @@ TRIGGERS = [
     ("credential", "OpenAI key sk-proj-abcdefghijklmnopqrstuvwx1234", ["sk-proj-abcdefghijklmnopqrstuvwx1234"]),
     ("credential", "api_key = 'abcdefghijklmnopqrstuvwxyz'", ["api_key = 'abcdefghijklmnopqrstuvwxyz"]),
     ("credential", "数据库密码：abc12345", ["abc12345"]),
+    ("credential", "测试环境 token = 'abcdefghijklmnopqrstuvwxyz'", ["token = 'abcdefghijklmnopqrstuvwxyz"]),
     ("credential", "服务器的访问密钥是 AKIAABCDEFGHIJKLMNOP", ["AKIAABCDEFGHIJKLMNOP"]),
 ]
 

@@ -154,3 +154,13 @@ def test_the_memory_page_links_maintenance_and_warns_from_80_percent_full(owner_
     assert 'id="store-memory-maintenance-banner"' in html
     assert "MEMORY.md is 85% full." in html
     assert "Maintenance could free 20 characters by merging duplicates." in html
+
+
+def test_the_audit_log_words_a_merge_in_each_language(owner_client, home):
+    write_store(home, "memory", DUPES)
+    owner_client.post(
+        MERGE_URL, {"entry": _refs(DUPES[0], DUPES[2]), "content": "Prefers dark mode.", "step": "confirm"}
+    )
+    assert "Merged 2 entries of MEMORY.md into one" in owner_client.get("/audit/").content.decode()
+    chinese = owner_client.get("/audit/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "将 MEMORY.md 的 2 个条目合并为一个" in chinese

@@ -1,0 +1,53 @@
+"""Budget history: samples the panel recorded, the chart's points and the forecast at the recent rate."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from admin_panel.models import BudgetSample
+from admin_panel.selectors.maintenance import FORECAST_WINDOW, MAX_CHART_POINTS, budget_history
+
+pytestmark = pytest.mark.django_db
+
+NOW = datetime(2026, 12, 1, 12, 0, tzinfo=UTC)
+
+
+def _samples(home, points: list[tuple[float, int]], limit: int = 2200) -> None:
+    for days_ago, chars in points:
+        BudgetSample.objects.create(
+            home=str(home), target="memory", chars=chars, limit=limit, recorded_at=NOW - timedelta(days=days_ago)
+        )
+
+
+def test_it_forecasts_when_the_store_is_full_at_the_recent_rate(home):
+    # 100 characters a day over the last ten days; an older, flat stretch is outside the window.
+    _samples(home, [(40, 500), (30, 500), (10, 1000), (5, 1500), (0, 2000)])
+    history = budget_history(home=home, target="memory", now=NOW)
+    assert history.rate_per_day == pytest.approx(100.0)
+    assert history.full_at == NOW + timedelta(days=2)
+    assert not history.already_full
+    assert timedelta(days=10) <= FORECAST_WINDOW
+
+
+def test_it_says_nothing_about_a_store_that_does_not_grow_or_has_one_sample(home):
+    _samples(home, [(3, 1500), (0, 1200)])
+    shrinking = budget_history(home=home, target="memory", now=NOW)
+    assert shrinking.rate_per_day == pytest.approx(-100.0) and shrinking.full_at is None
+    assert budget_history(home=home, target="user", now=NOW).points == ()
+
+
+def test_it_reports_a_full_store_and_scales_the_chart_to_the_limit(home):
+    _samples(home, [(1, 1000), (0, 2200)])
+    history = budget_history(home=home, target="memory", now=NOW)
+    assert history.already_full and history.full_at is None
+    assert history.points[-1].y == history.limit_y  # the last point sits on the limit line
+    assert history.points[0].x == str(float(history.pad)) and history.points[-1].x == f"{history.plot_right:.1f}"
+
+
+def test_the_chart_shows_at_most_its_number_of_points_and_always_the_last(home):
+    _samples(home, [(day / 4, 1000 + day) for day in range(200)])
+    history = budget_history(home=home, target="memory", now=NOW)
+    assert len(history.points) <= MAX_CHART_POINTS
+    assert history.points[-1].chars == 1000  # the newest sample (0 days ago)
