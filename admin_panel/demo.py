@@ -130,3 +130,6 @@ def seed_demo_home(home: Path) -> None:
     from admin_panel.demo_providers import seed_demo_providers
 
     seed_demo_providers(home)
+    from admin_panel.demo_profiles import seed_demo_profiles
+
+    seed_demo_profiles(home)

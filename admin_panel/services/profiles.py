@@ -16,6 +16,7 @@ from typing import Any
 
 import provider_schemas
 from admin_panel.forms.settings import SETTINGS, edit_string
+from admin_panel.localisation import localise_provider_state
 from admin_panel.selectors.profiles import SETTING_KEYS
 from admin_panel.selectors.providers import provider_state
 from admin_panel.services import providers as provider_services
@@ -140,7 +141,7 @@ def _plan_memory_target(profile: Profile, wanted: Mapping[str, str]) -> TargetPl
 
 def _provider_source(source: Profile, name: str) -> tuple[Any, dict[str, str], list[str], list[dict[str, Any]]]:
     try:
-        state = provider_state(home=source.home, name=name)
+        state = localise_provider_state(provider_state(home=source.home, name=name))
     except (provider_schemas.InvalidProviderName, provider_schemas.UnknownProvider):
         raise CopyRefused("unknown_provider", name) from None
     if state.schema is None:
@@ -178,7 +179,7 @@ def _plan_provider_target(
 ) -> TargetPlan:
     target = TargetPlan(profile=profile, values=dict(values), clear=list(clear))
     try:
-        target_state = provider_state(home=profile.home, name=name)
+        target_state = localise_provider_state(provider_state(home=profile.home, name=name))
         plan = provider_services.plan_provider_save(home=profile.home, name=name, values=values, clear=clear)
     except provider_schemas.UnknownProvider:
         target.problem = "not_installed"

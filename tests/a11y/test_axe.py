@@ -205,6 +205,21 @@ def _record_audit(home: Path) -> None:
     )
 
 
+def _profiles_copy_review(page, base: str) -> None:
+    page.goto(f"{base}/profiles/copy/")
+    page.locator("select[name=what]").select_option("hindsight")
+    page.locator("input[name=target][value=ops]").check()
+    page.locator("input[name=target][value=coder]").check()
+    page.locator("form button[type=submit]").last.click()
+    page.wait_for_url("**/profiles/copy/review/")
+
+
+def _profiles_copy_done(page, base: str) -> None:
+    _profiles_copy_review(page, base)
+    page.locator("form[action$='/copy/apply/'] button[type=submit]").click()
+    page.wait_for_url("**/profiles/copy/apply/")
+
+
 VISITS: tuple[Visit, ...] = (
     Visit("login", ("login",), _goto("/accounts/login/"), signed_in=False),
     Visit("login-failed", ("login",), _login_failed, signed_in=False),
@@ -243,6 +258,11 @@ VISITS: tuple[Visit, ...] = (
     Visit("schema-preview-paste-error", ("schema_preview_paste",), _preview_paste_error),
     Visit("audit", ("audit",), _goto("/audit/"), setup=_record_audit),
     Visit("audit-detail", ("audit_detail",), _audit_detail, setup=_record_audit),
+    Visit("profiles", ("profiles",), _goto("/profiles/")),
+    Visit("profiles-copy", ("profiles_copy",), _goto("/profiles/copy/")),
+    Visit("profiles-copy-review", ("profiles_copy_review",), _profiles_copy_review),
+    Visit("profiles-copy-done", ("profiles_copy_apply",), _profiles_copy_done),
+    Visit("provider-honcho-profiles", ("provider_detail",), _goto("/providers/honcho/")),
 )
 
 # Routes that are not pages: htmx fragments, polls and POST-only actions (their result pages are
