@@ -206,3 +206,20 @@ def test_it_does_not_call_a_secret_required_when_the_copied_mode_does_not_need_i
     needs = needs_of(review(owner_client, what="hindsight", source="default", target=["ops"]).content.decode(), "ops")
     assert "HINDSIGHT_API_KEY" in needs  # the source has it set: the target may want it too
     assert "required" not in needs
+
+
+def test_it_copies_honcho_settings_into_the_targets_own_host_block_of_the_shared_file(owner_client, three) -> None:
+    shared = three["default"] / "honcho.json"
+    shared.write_text(json.dumps({"baseUrl": "http://127.0.0.1:8000",
+                                  "hosts": {"hermes": {"workspace": "team", "recallMode": "tools",
+                                                       "apiKey": SECRET}}}), encoding="utf-8")
+    html = review(owner_client, what="honcho", source="default", target=["ops"]).content.decode()
+    assert SECRET not in html
+    done = apply_reviewed(owner_client, html, what="honcho", source="default", targets=["ops"])
+    assert done.status_code == 200, done.content.decode()
+    data = json.loads(shared.read_text(encoding="utf-8"))
+    assert data["hosts"]["hermes"] == {"workspace": "team", "recallMode": "tools", "apiKey": SECRET}
+    assert data["hosts"]["hermes_ops"]["workspace"] == "team"
+    assert data["hosts"]["hermes_ops"]["recallMode"] == "tools"
+    assert "apiKey" not in data["hosts"]["hermes_ops"]
+    assert not (three["ops"] / "honcho.json").exists()  # never a local copy that would hide the shared file
