@@ -133,3 +133,6 @@ def seed_demo_home(home: Path) -> None:
     from admin_panel.demo_sessions import seed_demo_sessions
 
     seed_demo_sessions(home)
+    from admin_panel.demo_profiles import seed_demo_profiles
+
+    seed_demo_profiles(home)

@@ -101,7 +101,7 @@ def _same(a: Path, b: Path) -> bool:
     return os.path.realpath(a) == os.path.realpath(b)
 
 
-def _folder_problem(entry: os.DirEntry[str]) -> tuple[str | None, str]:
+def _folder_problem(entry: os.DirEntry[str], *, probe: bool = True) -> tuple[str | None, str]:
     name = entry.name
     try:
         is_dir = entry.is_dir()  # follows a symlink
@@ -117,6 +117,8 @@ def _folder_problem(entry: os.DirEntry[str]) -> tuple[str | None, str]:
         return SHADOWED_BY_DEFAULT, ""
     if name in RESERVED_NAMES:
         return RESERVED, ""
+    if not probe:
+        return None, ""
     try:
         with os.scandir(entry.path) as inside:
             next(inside, None)
@@ -125,9 +127,12 @@ def _folder_problem(entry: os.DirEntry[str]) -> tuple[str | None, str]:
     return None, ""
 
 
-def discover_profiles(*, home: Path) -> ProfileSet:
+def discover_profiles(*, home: Path, probe: bool = True) -> ProfileSet:
     """The root of ``home`` and every entry of ``<root>/profiles/`` (hidden entries and plain files
-    are skipped, as the agent skips them; a symlink that points nowhere is listed)."""
+    are skipped, as the agent skips them; a symlink that points nowhere is listed).
+
+    ``probe=False`` skips opening each folder to find unreadable ones: enough to count profiles
+    (the navigation does on every page)."""
     home = Path(home).absolute()
     root = root_home(home)
     current = profile_name(home)
@@ -148,7 +153,7 @@ def discover_profiles(*, home: Path) -> ProfileSet:
     for entry in scanned:
         if entry.name.startswith("."):
             continue
-        problem, detail = _folder_problem(entry)
+        problem, detail = _folder_problem(entry, probe=probe)
         if problem == NOT_A_DIRECTORY:
             continue
         path = Path(entry.path)

@@ -99,7 +99,7 @@ def profile_url(url_name: str, *, profile: Profile, args: tuple[str, ...] = (), 
 
 def profile_count(*, home: Path) -> int:
     """How many profiles (including folders with a problem) the navigation would offer."""
-    return len(discover_profiles(home=home).profiles)
+    return len(discover_profiles(home=home, probe=False).profiles)
 
 
 def _settings_cells(row: ProfileRow, settings: Any) -> None:

@@ -17,6 +17,8 @@ Conventional shapes of ``details`` per kind:
 - api_token: ``{"action": "create" | "revoke", "token_id": <pk>, "name": "<label>", "for_user": "<username>"}``
   (never the token, nor its digest)
 - account: ``{"action": "create", "account": "<username>", "staff": true}``
+- a provider_settings or memory_settings entry written by a copy between profiles also carries
+  ``"profile": "<target>"`` and ``"copied_from": "<source>"`` (``home`` is the target's home)
 
 ``summary`` is plain English written at record time: it is what exports carry and what the audit
 page falls back to for rows whose ``details`` it cannot read. The page itself words each entry in

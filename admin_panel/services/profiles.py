@@ -16,11 +16,13 @@ from typing import Any
 
 import provider_schemas
 from admin_panel.forms.settings import SETTINGS, edit_string
+from admin_panel.localisation import localise_provider_state
 from admin_panel.selectors.profiles import SETTING_KEYS
 from admin_panel.selectors.providers import provider_state
 from admin_panel.services import providers as provider_services
 from admin_panel.services.providers import User
 from provider_schemas.profiles import Profile, ProfileSet
+from provider_schemas.values import when_matches
 
 MEMORY = "memory"  # what=MEMORY copies the memory settings; any other value names a provider
 COPIED_SOURCES = ("stored", "alias")  # provider values that live in the source's settings file
@@ -140,7 +142,7 @@ def _plan_memory_target(profile: Profile, wanted: Mapping[str, str]) -> TargetPl
 
 def _provider_source(source: Profile, name: str) -> tuple[Any, dict[str, str], list[str], list[dict[str, Any]]]:
     try:
-        state = provider_state(home=source.home, name=name)
+        state = localise_provider_state(provider_state(home=source.home, name=name))
     except (provider_schemas.InvalidProviderName, provider_schemas.UnknownProvider):
         raise CopyRefused("unknown_provider", name) from None
     if state.schema is None:
@@ -162,15 +164,42 @@ def _provider_source(source: Profile, name: str) -> tuple[Any, dict[str, str], l
     return state, values, clear, not_copied
 
 
-def _needed_secrets(source_state: Any, target_state: Any) -> list[dict[str, Any]]:
-    """Secrets the source has and the target lacks, and the target's missing required ones."""
+def _required_after(f: Any, *, effective: Mapping[str, str], visible: Mapping[str, bool],
+                    by_key: Mapping[str, Any]) -> bool:
+    """Whether secret ``f`` is required once the copied values are in place (config-schema.md
+    §8.2: required, visible, ``required_when`` matching, no ``required_unless`` field set)."""
+    declared = f.field
+    if not declared.required or not visible.get(f.key, f.visible):
+        return False
+    if declared.required_when is not None and not when_matches(declared.required_when, effective):
+        return False
+    for other in declared.required_unless:
+        o = by_key.get(other)
+        if o is not None and ((o.is_secret and o.is_set) or (not o.is_secret and effective.get(other) != o.default)):
+            return False
+    return True
+
+
+def _needed_secrets(source_state: Any, target_state: Any, *, values: Mapping[str, str], clear: Sequence[str],
+                    visible: Mapping[str, bool]) -> list[dict[str, Any]]:
+    """The target's unset secrets that the source has set, or that the copied values make required."""
     source_set = {f.key for f in source_state.fields if f.is_secret and f.is_set}
-    missing = {m.get("key") for m in target_state.missing_secrets}
+    effective = {f.key: f.value for f in target_state.fields if not f.is_secret}
+    effective.update({key: _default_of(target_state, key) for key in clear})
+    effective.update(values)
+    by_key = {f.key: f for f in target_state.fields}
     needed = []
     for f in target_state.fields:
-        if f.is_secret and not f.is_set and (f.key in source_set or f.key in missing):
-            needed.append({"key": f.key, "label": f.label, "env_key": f.env_key, "required": f.key in missing})
+        if not f.is_secret or f.is_set:
+            continue
+        required = _required_after(f, effective=effective, visible=visible, by_key=by_key)
+        if required or f.key in source_set:
+            needed.append({"key": f.key, "label": f.label, "env_key": f.env_key, "required": required})
     return needed
+
+
+def _default_of(state: Any, key: str) -> str:
+    return next((f.default or "" for f in state.fields if f.key == key), "")
 
 
 def _plan_provider_target(
@@ -178,7 +207,7 @@ def _plan_provider_target(
 ) -> TargetPlan:
     target = TargetPlan(profile=profile, values=dict(values), clear=list(clear))
     try:
-        target_state = provider_state(home=profile.home, name=name)
+        target_state = localise_provider_state(provider_state(home=profile.home, name=name))
         plan = provider_services.plan_provider_save(home=profile.home, name=name, values=values, clear=clear)
     except provider_schemas.UnknownProvider:
         target.problem = "not_installed"
@@ -206,7 +235,8 @@ def _plan_provider_target(
                 "default": None,
             }
         )
-    target.needs_secrets = _needed_secrets(source_state, target_state)
+    target.needs_secrets = _needed_secrets(source_state, target_state, values=values, clear=clear,
+                                           visible=plan.visible)
     return target
 
 

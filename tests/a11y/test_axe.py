@@ -282,6 +282,21 @@ def _record_audit(home: Path) -> None:
     )
 
 
+def _profiles_copy_review(page, base: str) -> None:
+    page.goto(f"{base}/profiles/copy/")
+    page.locator("select[name=what]").select_option("hindsight")
+    page.locator("input[name=target][value=ops]").check()
+    page.locator("input[name=target][value=coder]").check()
+    page.locator("form button[type=submit]").last.click()
+    page.wait_for_url("**/profiles/copy/review/")
+
+
+def _profiles_copy_done(page, base: str) -> None:
+    _profiles_copy_review(page, base)
+    page.locator("form[action$='/copy/apply/'] button[type=submit]").click()
+    page.wait_for_url("**/profiles/copy/apply/")
+
+
 VISITS: tuple[Visit, ...] = (
     Visit("login", ("login",), _goto("/accounts/login/"), signed_in=False),
     Visit("login-failed", ("login",), _login_failed, signed_in=False),
@@ -335,6 +350,11 @@ VISITS: tuple[Visit, ...] = (
     Visit("account-password-errors", ("account_password",), _account_password_errors),
     Visit("account-token-created", ("account_token_create",), _account_token_created),
     Visit("account-revoke-confirm", ("account_token_revoke",), _account_revoke_confirm),
+    Visit("profiles", ("profiles",), _goto("/profiles/")),
+    Visit("profiles-copy", ("profiles_copy",), _goto("/profiles/copy/")),
+    Visit("profiles-copy-review", ("profiles_copy_review",), _profiles_copy_review),
+    Visit("profiles-copy-done", ("profiles_copy_apply",), _profiles_copy_done),
+    Visit("provider-honcho-profiles", ("provider_detail",), _goto("/providers/honcho/")),
 )
 
 # Routes that are not pages: htmx fragments, polls and POST-only actions (their result pages are

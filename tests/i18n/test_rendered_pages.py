@@ -303,7 +303,7 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
         *demo_memory.APPENDED_BLOCK.splitlines(), demo_memory.PENDING_REPLACE["content"],
         demo_memory.PENDING_REPLACE["old_text"], "An entry after an empty one.", ADDED_ENTRY, EDITED_ENTRY,
         "Uses a standing desk.", TOKEN_NAME, *USER_PLUGIN_TEXTS, "Deploys go to Ubuntu 24.04 hosts since March.",
-        REFUSED_ENTRY, *PROVIDER_DEFAULTS, "Scratchpad (demo: broken schema)",
+        REFUSED_ENTRY, *PROVIDER_DEFAULTS, "Scratchpad (demo: broken schema)", "Old Copy",
     ]
     # every line of every entry, as the page may split them
     content += [line for text in list(content) for line in text.splitlines()]

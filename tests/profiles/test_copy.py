@@ -181,3 +181,45 @@ def test_it_lets_a_viewer_change_nothing(viewer_client, three) -> None:
     data = {"what": "memory", "source": "default", "target": ["ops"], "source_fp": "x", "fp:ops": "y"}
     assert viewer_client.post("/profiles/copy/apply/", data).status_code == 403
     assert {name: snapshot(path) for name, path in three.items()} == before
+
+
+def needs_of(html: str, target: str) -> str:
+    section = html.split(f'data-target="{target}"')[1].split("</section>")[0]
+    return section.split("This profile still needs:")[1] if "This profile still needs:" in section else ""
+
+
+def test_it_says_a_secret_becomes_required_by_the_copied_values_even_when_the_source_lacks_it(
+    owner_client, three
+) -> None:
+    (three["default"] / "hindsight").mkdir()
+    (three["default"] / "hindsight" / "config.json").write_text(json.dumps({"mode": "cloud"}), encoding="utf-8")
+    (three["ops"] / "hindsight").mkdir()
+    (three["ops"] / "hindsight" / "config.json").write_text(json.dumps({"mode": "local_external"}), encoding="utf-8")
+    needs = needs_of(review(owner_client, what="hindsight", source="default", target=["ops"]).content.decode(), "ops")
+    assert "HINDSIGHT_API_KEY" in needs and "required" in needs
+
+
+def test_it_does_not_call_a_secret_required_when_the_copied_mode_does_not_need_it(owner_client, three) -> None:
+    hindsight_source(three["default"])
+    (three["default"] / "hindsight" / "config.json").write_text(json.dumps({"mode": "local_external"}),
+                                                                 encoding="utf-8")
+    needs = needs_of(review(owner_client, what="hindsight", source="default", target=["ops"]).content.decode(), "ops")
+    assert "HINDSIGHT_API_KEY" in needs  # the source has it set: the target may want it too
+    assert "required" not in needs
+
+
+def test_it_copies_honcho_settings_into_the_targets_own_host_block_of_the_shared_file(owner_client, three) -> None:
+    shared = three["default"] / "honcho.json"
+    shared.write_text(json.dumps({"baseUrl": "http://127.0.0.1:8000",
+                                  "hosts": {"hermes": {"workspace": "team", "recallMode": "tools",
+                                                       "apiKey": SECRET}}}), encoding="utf-8")
+    html = review(owner_client, what="honcho", source="default", target=["ops"]).content.decode()
+    assert SECRET not in html
+    done = apply_reviewed(owner_client, html, what="honcho", source="default", targets=["ops"])
+    assert done.status_code == 200, done.content.decode()
+    data = json.loads(shared.read_text(encoding="utf-8"))
+    assert data["hosts"]["hermes"] == {"workspace": "team", "recallMode": "tools", "apiKey": SECRET}
+    assert data["hosts"]["hermes_ops"]["workspace"] == "team"
+    assert data["hosts"]["hermes_ops"]["recallMode"] == "tools"
+    assert "apiKey" not in data["hosts"]["hermes_ops"]
+    assert not (three["ops"] / "honcho.json").exists()  # never a local copy that would hide the shared file

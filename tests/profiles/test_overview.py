@@ -132,3 +132,31 @@ def test_it_shows_the_secret_store_each_profile_uses(home: Path, owner) -> None:
     rows = {row.name: row for row in profiles_overview(home=home).rows}
     assert rows["ops"].cells["secret_store"].value == "keyring" and rows["ops"].cells["secret_store"].differs
     assert rows["default"].cells["secret_store"].value == "env_file"
+
+
+@pytest.mark.parametrize(
+    ("breakage", "expected"),
+    [
+        ("broken_provider_file", (PROVIDER_NOT_READY, "Hindsight")),
+        ("config_is_a_directory", (UNREADABLE_FILE, "config.yaml")),
+        ("memory_not_a_mapping", (UNREADABLE_FILE, "config.yaml")),
+        ("memories_is_a_file", (UNREADABLE_FILE, "memories/MEMORY.md")),
+    ],
+)
+def test_it_survives_a_profile_with_broken_files(home: Path, viewer_client, breakage: str, expected) -> None:
+    ops = make_profile(home, "ops", config=memory_config(provider="hindsight"))
+    if breakage == "broken_provider_file":
+        (ops / "hindsight").mkdir()
+        (ops / "hindsight" / "config.json").write_text("{not json", encoding="utf-8")
+    elif breakage == "config_is_a_directory":
+        (ops / "config.yaml").unlink()
+        (ops / "config.yaml").mkdir()
+    elif breakage == "memory_not_a_mapping":
+        (ops / "config.yaml").write_text("memory: [1, 2]\n", encoding="utf-8")
+    else:
+        (ops / "memories").rmdir()
+        (ops / "memories").write_text("oops", encoding="utf-8")
+    response = viewer_client.get("/profiles/")
+    assert response.status_code == 200
+    assert 'data-profile="ops"' in response.content.decode()
+    assert expected in problems_of(home, "ops")

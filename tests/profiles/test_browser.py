@@ -1,0 +1,52 @@
+"""The profiles pages in a real Chromium: read the overview, copy settings to another profile,
+and see the overview change for that profile only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.conftest import screenshot
+
+from .helpers import make_profile, memory_config, snapshot
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+def test_it_copies_a_setting_to_one_profile_and_the_overview_shows_it_there_only(
+    signed_in_page, live_server, home: Path
+) -> None:
+    make_profile(home, "default", config=memory_config(memory_char_limit=3000))
+    ops = make_profile(home, "ops", config=memory_config(user_profile_enabled=False))
+    coder = make_profile(home, "coder")
+    untouched = {"default": snapshot(home), "coder": snapshot(coder)}
+    page = signed_in_page
+
+    page.reload()  # signed in before the profiles existed: the navigation offers them now
+    page.get_by_role("navigation").get_by_role("link", name="Profiles").click()
+    page.wait_for_url(f"{live_server.url}/profiles/")
+    ops_row = page.locator("tr[data-profile=ops]")
+    expect(ops_row).to_contain_text("User profile is switched off")
+    expect(ops_row.locator("td.differs")).to_have_count(2)  # user profile and memory limit
+    screenshot(page, "profiles-overview-before-copy")
+
+    page.get_by_role("link", name="Copy settings between profiles").click()
+    page.get_by_label("What to copy").select_option("memory")
+    page.get_by_label("From profile").select_option("default")
+    page.get_by_role("checkbox", name="ops").check()
+    page.get_by_role("button", name="Review the changes").click()
+    review = page.locator("section[data-target=ops]")
+    expect(review.get_by_role("row", name="User profile")).to_be_visible()
+    expect(review.get_by_role("row", name="Memory size limit (characters)")).to_contain_text("3000")
+    page.get_by_role("button", name="Copy now").click()
+    expect(page.locator("li[data-target=ops]")).to_have_attribute("data-status", "saved")
+
+    page.get_by_role("link", name="Back to the profiles").click()
+    ops_row = page.locator("tr[data-profile=ops]")
+    expect(ops_row).not_to_contain_text("User profile is switched off")
+    expect(ops_row.locator("td.differs")).to_have_count(0)
+    expect(page.locator("tr[data-profile=coder]").locator("td.differs")).to_have_count(1)  # its limit still 2200
+    assert "memory_char_limit: 3000" in (ops / "config.yaml").read_text(encoding="utf-8")
+    assert {"default": snapshot(home), "coder": snapshot(coder)} == untouched
