@@ -166,6 +166,13 @@ def _audit_detail(page, base: str) -> None:
     page.wait_for_load_state()
 
 
+def _session_detail(page, base: str) -> None:
+    page.goto(f"{base}/sessions/?q=docker")
+    page.locator("main .search-hit a").first.click()
+    page.wait_for_url("**/sessions/*/**")
+    page.wait_for_load_state()
+
+
 def _add_drift(home: Path) -> None:
     """MEMORY.md edited by hand into a shape the agent would not rewrite; the refused removal
     leaves the backup the drift guard keeps."""
@@ -243,6 +250,10 @@ VISITS: tuple[Visit, ...] = (
     Visit("schema-preview-paste-error", ("schema_preview_paste",), _preview_paste_error),
     Visit("audit", ("audit",), _goto("/audit/"), setup=_record_audit),
     Visit("audit-detail", ("audit_detail",), _audit_detail, setup=_record_audit),
+    Visit("sessions", ("sessions",), _goto("/sessions/")),
+    Visit("sessions-search", ("sessions",), _goto("/sessions/?q=docker")),
+    Visit("session-detail", ("session_detail",), _session_detail),
+    Visit("sessions-secrets", ("sessions_secrets",), _goto("/sessions/secrets/")),
 )
 
 # Routes that are not pages: htmx fragments, polls and POST-only actions (their result pages are
@@ -260,6 +271,7 @@ NOT_PAGES = {
     "schema_preview_try": "POST-only: the Try it form, result shown in the preview page",
     "schema_preview_field": "htmx fragment: one re-validated field row",
     "audit_revert": "POST-only: the revert button",
+    "session_export": "a download (Markdown or JSON file), not a page",
 }
 
 
