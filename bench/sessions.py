@@ -205,11 +205,12 @@ def main() -> None:
     theirs = _measure_hermes(args.hermes_python, home / "state.db", args.requests)
     if theirs is None:
         return
-    print("\nsearch p95, same file, same machine: memory-panel vs 0.19.0 /api/sessions/search")
+    print("\nsearch, same file, same machine: memory-panel vs 0.19.0 /api/sessions/search (median / p95)")
     for kind, q in QUERIES.items():
-        mine = ours[kind][1]
-        _their_median, their_p95, hits = theirs[kind]
-        print(f"  {kind:<8} {q:<22} ours {mine:7.2f} ms  0.19.0 {their_p95:7.2f} ms  ratio {mine / their_p95:5.2f}"
+        my_median, my_p95 = ours[kind]
+        their_median, their_p95, hits = theirs[kind]
+        print(f"  {kind:<8} {q:<22} ours {my_median:7.2f} / {my_p95:7.2f} ms  0.19.0 {their_median:7.2f} / "
+              f"{their_p95:7.2f} ms  ratio {my_median / their_median:5.2f} / {my_p95 / their_p95:5.2f}"
               f"  (0.19.0 returned {int(hits)} results)")
 
 
