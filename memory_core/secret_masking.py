@@ -56,12 +56,16 @@ class SecretMasker:
         return dict(self._name_of)
 
     def spans(self, text: str) -> list[tuple[int, int, str]]:
-        if self._pattern is None or not text:
+        if self._pattern is None or not text or not self._may_hold(text):
             return []
         return [(m.start(), m.end(), self._name_of[m.group(0)]) for m in self._pattern.finditer(text)]
 
+    def _may_hold(self, text: str) -> bool:
+        # Plain substring tests are much cheaper than the regex for the usual text holding none.
+        return any(form in text for form in self._name_of)
+
     def mask(self, text: str) -> str:
-        if self._pattern is None or not text:
+        if self._pattern is None or not text or not self._may_hold(text):
             return text
         return self._pattern.sub(lambda m: placeholder(self._name_of[m.group(0)]), text)
 

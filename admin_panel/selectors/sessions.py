@@ -186,7 +186,7 @@ def _notices(caps: Capabilities) -> list[str]:
 
 
 def _list_row(row: dict[str, Any], *, masker: SecretMasker, secrets: dict[str, list[str]]) -> dict[str, Any]:
-    masked = masker.mask_data(row)
+    masked = masker.mask_data({key: row.get(key) for key in ("title", "preview", "source", "model")})
     return {
         "id": row["id"],
         "label": masked.get("title") or masked.get("preview") or "",

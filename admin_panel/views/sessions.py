@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
@@ -65,7 +66,7 @@ def session_detail(request: HttpRequest, session_id: str) -> HttpResponse:
     except HistoryUnavailable as exc:
         return render(request, "sessions/unavailable.html", {"state": exc.state}, status=503)
     if transcript is None:
-        raise Http404("no such session")
+        raise Http404(_("There is no such session."))
     return render(request, "sessions/detail.html", {"t": transcript, "hit": hit, "profile": profile_name(home)})
 
 
@@ -81,7 +82,7 @@ def session_export(request: HttpRequest, session_id: str) -> HttpResponse:
     except HistoryUnavailable as exc:
         return render(request, "sessions/unavailable.html", {"state": exc.state}, status=503)
     if payload is None:
-        raise Http404("no such session")
+        raise Http404(_("There is no such session."))
     services.record_export(user=request.user, channel="panel", home=home, session_id=payload["id"], fmt=fmt)
     if fmt == "json":
         body = json.dumps(payload, ensure_ascii=False, indent=2)

@@ -121,10 +121,10 @@ def _filters(source_filter, exclude_sources, role_filter, *, live_only: bool) ->
 def _order(sort: str | None) -> str:
     key = (sort or "").strip().lower()
     if key == "newest":
-        return "m.timestamp DESC, rank, m.id"
+        return "m.timestamp DESC, rank"
     if key == "oldest":
-        return "m.timestamp ASC, rank, m.id"
-    return "rank, m.id"
+        return "m.timestamp ASC, rank"
+    return "rank"
 
 
 def _fts(history: History, table: str, match: str, extra: str, params: list[Any], order: str,

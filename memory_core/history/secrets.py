@@ -33,27 +33,37 @@ def sessions_with_secrets(history: History, masker: SecretMasker) -> dict[str, l
     select = ", ".join(f"m.{c}" for c in message_columns)
     found: dict[str, set[str]] = {}
     candidate_ids: set[int] = set()
+    scan_forms: list[str] = []  # forms the index cannot look up: searched in the one scan below
     for form in masker.forms:
         phrase = _phrase(form) if history.caps.fts else None
-        if phrase is not None:
-            try:
-                candidate_ids.update(r[0] for r in history.rows(
-                    "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?", (phrase,)))
-                indexed = True
-            except sqlite3.OperationalError as exc:
-                if is_state_error(exc):
-                    raise classify(exc) from None
-                indexed = False
-        else:
-            indexed = False
-        columns = UNINDEXED_MESSAGE_COLUMNS if indexed else ("content", "tool_calls", *UNINDEXED_MESSAGE_COLUMNS)
-        present = [c for c in columns if c in history.caps.message_columns]
-        if present:
-            condition = " OR ".join(f"instr({c}, ?1) > 0" for c in present)
-            candidate_ids.update(r[0] for r in history.rows(f"SELECT id FROM messages WHERE {condition}", (form,)))  # noqa: S608
-        if "system_prompt" in history.caps.session_columns:
-            for r in history.rows("SELECT id, system_prompt FROM sessions WHERE instr(system_prompt, ?) > 0", (form,)):
-                found.setdefault(masker.forms[form], set()).add(r["id"])
+        if phrase is None:
+            scan_forms.append(form)
+            continue
+        try:
+            candidate_ids.update(r[0] for r in history.rows(
+                "SELECT rowid FROM messages_fts WHERE messages_fts MATCH ?", (phrase,)))
+        except sqlite3.OperationalError as exc:
+            if is_state_error(exc):
+                raise classify(exc) from None
+            scan_forms.append(form)
+    forms = list(masker.forms)
+    # One pass over the columns the index does not cover (and, for forms it could not look up,
+    # the indexed ones too); each condition is a plain substring test.
+    conditions = [(c, forms) for c in UNINDEXED_MESSAGE_COLUMNS if c in history.caps.message_columns]
+    conditions += [(c, scan_forms) for c in ("content", "tool_calls") if scan_forms]
+    clauses, params = [], []
+    for column, column_forms in conditions:
+        for form in column_forms:
+            clauses.append(f"instr({column}, ?) > 0")
+            params.append(form)
+    if clauses:
+        candidate_ids.update(r[0] for r in history.rows(
+            f"SELECT id FROM messages WHERE {' OR '.join(clauses)}", params))  # noqa: S608
+    if "system_prompt" in history.caps.session_columns:
+        prompt_clause = " OR ".join("instr(system_prompt, ?) > 0" for _ in forms)
+        for r in history.rows(f"SELECT id, system_prompt FROM sessions WHERE {prompt_clause}", forms):  # noqa: S608
+            for name in masker.names_in(r["system_prompt"]):
+                found.setdefault(name, set()).add(r["id"])
     ids = sorted(candidate_ids)
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]

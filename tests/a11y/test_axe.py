@@ -243,6 +243,13 @@ def _account_revoke_confirm(page, base: str) -> None:
     page.locator("form input[name=confirmed]").wait_for(state="attached")
 
 
+def _session_detail(page, base: str) -> None:
+    page.goto(f"{base}/sessions/?q=docker")
+    page.locator("main .search-hit a").first.click()
+    page.wait_for_url("**/sessions/*/**")
+    page.wait_for_load_state()
+
+
 def _add_drift(home: Path) -> None:
     """MEMORY.md edited by hand into a shape the agent would not rewrite; the refused removal
     leaves the backup the drift guard keeps."""
@@ -355,6 +362,10 @@ VISITS: tuple[Visit, ...] = (
     Visit("profiles-copy-review", ("profiles_copy_review",), _profiles_copy_review),
     Visit("profiles-copy-done", ("profiles_copy_apply",), _profiles_copy_done),
     Visit("provider-honcho-profiles", ("provider_detail",), _goto("/providers/honcho/")),
+    Visit("sessions", ("sessions",), _goto("/sessions/")),
+    Visit("sessions-search", ("sessions",), _goto("/sessions/?q=docker")),
+    Visit("session-detail", ("session_detail",), _session_detail),
+    Visit("sessions-secrets", ("sessions_secrets",), _goto("/sessions/secrets/")),
 )
 
 # Routes that are not pages: htmx fragments, polls and POST-only actions (their result pages are
@@ -375,6 +386,7 @@ NOT_PAGES = {
     "audit_revert": "POST-only: the revert button",
     "people_activate": "POST-only: the Reactivate button",
     "account_sign_out_others": "POST-only: the sign-out-of-other-sessions button",
+    "session_export": "a download (Markdown or JSON file), not a page",
 }
 
 

@@ -25,6 +25,7 @@ from django.urls import Resolver404, resolve
 
 from admin_panel import demo, demo_memory
 from admin_panel.demo import seed_demo_home
+from admin_panel.demo_sessions import demo_session_ids
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.memory import entry_key
 from admin_panel.services.audit import record
@@ -291,6 +292,7 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
     call_command("user", "invite", "--role", "viewer", **quiet)
     for args in (("set-role", "dana", "viewer"), ("deactivate", "dana"), ("activate", "dana"), ("reset-link", "dana")):
         call_command("user", *args, **quiet)
+    client.get(f"/sessions/{demo_session_ids(home)[0]}/export/?format=markdown")
     record(user=owner, channel="panel", home=home, kind=AuditEntry.Kind.ACCOUNT,
            summary="Created the first account, owner, with the sign-in link",
            details={"action": "create", "account": "owner", "staff": True})
@@ -305,6 +307,7 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
         "Uses a standing desk.", TOKEN_NAME, *USER_PLUGIN_TEXTS, "Deploys go to Ubuntu 24.04 hosts since March.",
         REFUSED_ENTRY, *PROVIDER_DEFAULTS, "Scratchpad (demo: broken schema)", "Old Copy",
     ]
+    content += _history_texts(home)
     # every line of every entry, as the page may split them
     content += [line for text in list(content) for line in text.splitlines()]
     for record_ in list_pending(home):
@@ -313,6 +316,34 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
         if isinstance(entry.details, dict) and isinstance(entry.details.get("summary"), str):
             content.append(entry.details["summary"])
     return sorted({" ".join(text.split()) for text in content if text.strip()}, key=len, reverse=True)
+
+
+SESSION_QUERIES = ("docker", "大别山", "kubern")
+
+
+def _history_texts(home: Path) -> list[str]:
+    """The demo history's own text (titles, messages, tool names and arguments, masked as shown)."""
+    import sqlite3
+
+    from admin_panel.selectors.sessions import secret_masker
+    from memory_core.history import open_history
+    from memory_core.history.search import search_sessions
+    from memory_core.history.sessions import preview_of
+
+    masker = secret_masker(home=home)
+    conn = sqlite3.connect(home / "state.db")
+    texts = [r[0] for r in conn.execute("SELECT title FROM sessions WHERE title IS NOT NULL")]
+    for content, calls, reasoning in conn.execute("SELECT content, tool_calls, reasoning FROM messages"):
+        texts += [content or "", reasoning or "", preview_of(content)]
+        for call in json.loads(calls or "[]"):
+            texts.append(json.dumps(json.loads(call["function"]["arguments"]), indent=2, ensure_ascii=False))
+    conn.close()
+    with open_history(home) as history:  # search snippets: cut pieces of the same messages
+        for query in SESSION_QUERIES:
+            for hit in search_sessions(history, query).results:
+                texts.append(hit["snippet"].replace(">>>", "").replace("<<<", ""))
+    texts = [masker.mask(t) for t in texts]
+    return texts + [line for t in texts for line in t.splitlines()]
 
 
 Request = tuple[str, str, str, "dict[str, str] | None"]  # (who, method, address, POST data)
@@ -360,6 +391,14 @@ def _pages(home: Path) -> Iterator[Request]:
     for pk in AuditEntry.objects.values_list("pk", flat=True):
         yield "staff", "GET", f"/audit/{pk}/", None
         yield "viewer", "GET", f"/audit/{pk}/", None
+    for session_id in demo_session_ids(home):
+        yield "staff", "GET", f"/sessions/{session_id}/?all=1", None
+    first_session = demo_session_ids(home)[0]
+    for path in ("/sessions/", "/sessions/?hidden=1&archived=include", *(f"/sessions/?q={q}" for q in SESSION_QUERIES),
+                 "/sessions/?q=don%27t", "/sessions/?q=nothing-matches-this", "/sessions/secrets/",
+                 f"/sessions/{first_session}/export/?format=json"):
+        yield "staff", "GET", path, None
+    yield "viewer", "GET", "/sessions/", None
     for path in ("/", "/providers/", "/providers/hindsight/", "/settings/", "/memory/", "/memory/blocked/",
                  "/memory/pending/", "/memory/memory/backups/", f"/memory/memory/backups/{backup_name}/", "/audit/",
                  "/profiles/"):

@@ -112,3 +112,16 @@ def test_it_refuses_other_users_and_anonymous_visitors(client, other_user, histo
 
 def test_it_answers_an_unknown_session_with_404(viewer_client, history):
     assert viewer_client.get("/sessions/nope/").status_code == 404
+
+
+def test_it_truncates_long_messages_behind_show_all(viewer_client, home):
+    from memory_core.history.schema import create_state_db, insert_message, insert_session
+
+    conn = create_state_db(home / "state.db")
+    insert_session(conn, id="long", source="cli", started_at=fx.T0)
+    insert_message(conn, session_id="long", role="user", content="a" * 1500 + "TAIL-OF-THE-MESSAGE", timestamp=fx.T0)
+    conn.close()
+    html = viewer_client.get("/sessions/long/").content.decode()
+    head, _, rest = html.partition("<details><summary>Show all</summary>")
+    assert "a" * 1500 in head and "TAIL-OF-THE-MESSAGE" not in head
+    assert rest.startswith("TAIL-OF-THE-MESSAGE</details>")
