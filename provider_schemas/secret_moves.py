@@ -76,14 +76,16 @@ def _env_write(home: Path, env: EnvDoc, changes: dict[str, str | None]) -> FileW
     return FileWrite(real_target(path), ".env", render(env, changes), env.raw, 0o600, old_mode)
 
 
-def plan_move(*, home: Path, to: str) -> MovePlan:
+def plan_move(*, home: Path, to: str, checked: bool = False) -> MovePlan:
     """The move of ``home``'s secrets into store ``to``. Raises ``SecretStoreUnavailable`` (the
-    keyring failed its check) and ``StorageParseError`` (``.env`` is not UTF-8 text)."""
+    keyring failed its check; ``checked``: the caller has just run it) and ``StorageParseError``
+    (``.env`` is not UTF-8 text)."""
     if to not in SECRET_STORES:
         raise ValueError(f"unknown secret store {to!r}")
     home = Path(home)
     keyring = KeyringStore(home)
-    keyring.require_usable()
+    if not checked:
+        keyring.require_usable()
     declared = declared_secret_variables(home=home)
     env = read_env(home / ".env")
     in_keyring = keyring.get_many(declared)

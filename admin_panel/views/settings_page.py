@@ -57,7 +57,7 @@ def _keyring_context(*, home: Path, review: str = "") -> dict[str, Any]:
         return context
     store = selectors.secret_store_for(home=home)
     try:
-        plan = secret_moves.plan_move(home=home, to=store)
+        plan = secret_moves.plan_move(home=home, to=store, checked=True)
     except (provider_schemas.SecretStoreUnavailable, provider_schemas.StorageParseError):
         return context
     if not plan.empty:
