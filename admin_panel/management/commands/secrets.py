@@ -26,6 +26,7 @@ from admin_panel.services.audit import command_username
 from provider_schemas import secret_moves
 from provider_schemas.cli import secrets_exec
 from provider_schemas.homes import profile_home
+from provider_schemas.secret_stores.probe import check_keyring
 
 STORE_WORDS = {"env_file": "the .env file", "keyring": "the OS keyring"}
 
@@ -66,6 +67,7 @@ class Command(BaseCommand):
         if store is None:
             current = secret_store_for(home=home, fresh=True)
             self.stdout.write(f"New secrets of {home} go to {STORE_WORDS[current]} ({current}).")
+            self.stdout.write(check_keyring(home=home).english())
             return
         try:
             services.set_secret_store(home=home, store=store, channel="command", username=command_username())
