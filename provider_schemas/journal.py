@@ -17,6 +17,10 @@ and its temp still holds the new bytes; otherwise (someone else wrote the file m
 gone) nothing is touched, the journal is kept as ``save-journal.failed-<ts>.json`` and a warning is
 logged. Keyring operations cannot be replayed (values are never journalled); a journal that lists
 keyring entries produces a warning naming them.
+
+A journal with a ``move`` section belongs to a move of secrets between ``.env`` and the keyring;
+``provider_schemas.secret_moves.finish_interrupted_move`` finishes it instead, taking the values
+from the store that still holds them.
 """
 
 from __future__ import annotations

@@ -22,6 +22,7 @@ overrides its environment); the other copy is dropped.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from pathlib import Path
 from provider_schemas import journal
 from provider_schemas.envfile import EnvDoc, read_env, render
 from provider_schemas.errors import StorageParseError
+from provider_schemas.homes import PROFILE_NAME_RE, root_home
 from provider_schemas.locks import home_lock
 from provider_schemas.secret_stores import ENV_FILE, KEYRING, SECRET_STORES
 from provider_schemas.secret_stores.environment import declared_secret_variables
@@ -74,14 +76,16 @@ def _env_write(home: Path, env: EnvDoc, changes: dict[str, str | None]) -> FileW
     return FileWrite(real_target(path), ".env", render(env, changes), env.raw, 0o600, old_mode)
 
 
-def plan_move(*, home: Path, to: str) -> MovePlan:
+def plan_move(*, home: Path, to: str, checked: bool = False) -> MovePlan:
     """The move of ``home``'s secrets into store ``to``. Raises ``SecretStoreUnavailable`` (the
-    keyring failed its check) and ``StorageParseError`` (``.env`` is not UTF-8 text)."""
+    keyring failed its check; ``checked``: the caller has just run it) and ``StorageParseError``
+    (``.env`` is not UTF-8 text)."""
     if to not in SECRET_STORES:
         raise ValueError(f"unknown secret store {to!r}")
     home = Path(home)
     keyring = KeyringStore(home)
-    keyring.require_usable()
+    if not checked:
+        keyring.require_usable()
     declared = declared_secret_variables(home=home)
     env = read_env(home / ".env")
     in_keyring = keyring.get_many(declared)
@@ -111,24 +115,74 @@ def plan_move(*, home: Path, to: str) -> MovePlan:
 
 
 def move_secrets(*, home: Path, to: str, expected: list[str] | None = None) -> MovePlan:
-    """Plan and commit the move under the home lock; returns what was moved.
+    """Plan and commit the move of one home under its lock; returns what was moved.
 
     ``expected``: the variable names the user confirmed; when the stores changed since, nothing
     happens and ``MoveChanged`` is raised. Raises what ``plan_move`` and ``commit`` raise."""
-    with home_lock(home):
-        plan = plan_move(home=home, to=to)
-        if expected is not None and sorted(expected) != plan.variables:
-            raise MoveChanged(plan.variables)
-        if plan.empty:
-            return plan
-        commit(
-            plan.writes,
-            plan.keyring_ops,
-            KeyringStore(Path(home)),
-            home=Path(home) if plan.writes else None,
-            move={"to": to, "names": plan.variables},
-        )
-    return plan
+    confirmed = None if expected is None else {str(home): expected}
+    return move_secrets_of_homes(homes=[home], to=to, expected=confirmed)[0]
+
+
+def every_profile_home(home: Path) -> list[Path]:
+    """The default profile's home of ``home`` and every profile beside it (``<root>/profiles/<name>``)."""
+    root = root_home(home)
+    homes = [root]
+    with contextlib.suppress(OSError):
+        for entry in sorted(os.listdir(root / "profiles")):
+            if PROFILE_NAME_RE.fullmatch(entry) and (root / "profiles" / entry).is_dir():
+                homes.append(root / "profiles" / entry)
+    return homes
+
+
+def move_secrets_of_homes(
+    *, homes: list[Path], to: str, expected: dict[str, list[str]] | None = None
+) -> list[MovePlan]:
+    """``move_secrets`` over several homes (every profile), all or nothing: every home is locked
+    and planned before anything is written (one refusal stops all), and when a later home fails
+    the homes already moved are put back exactly (``.env`` bytes and keyring entries).
+
+    ``expected``: confirmed variable names per home (``str(home)``)."""
+    ordered = sorted(dict.fromkeys(Path(os.path.realpath(h)) for h in homes))  # one lock order: no deadlock
+    with contextlib.ExitStack() as stack:
+        for home in ordered:
+            stack.enter_context(home_lock(home))
+        plans = [plan_move(home=home, to=to) for home in ordered]
+        if expected is not None:
+            confirmed = {str(Path(os.path.realpath(k))): sorted(v) for k, v in expected.items()}
+            if any(confirmed.get(str(plan.home), []) != plan.variables for plan in plans):
+                raise MoveChanged(sorted({n for plan in plans for n in plan.variables}))
+        done: list[tuple[MovePlan, dict[str, str]]] = []
+        try:
+            for plan in plans:
+                if plan.empty:
+                    continue
+                store = KeyringStore(plan.home)
+                previous = store.get_many(plan.variables)
+                commit(plan.writes, plan.keyring_ops, store, home=plan.home if plan.writes else None,
+                       move={"to": to, "names": plan.variables})
+                done.append((plan, previous))
+        except BaseException:
+            for plan, previous in reversed(done):
+                _put_back(plan, previous)
+            raise
+    return plans
+
+
+def _put_back(plan: MovePlan, previous: dict[str, str]) -> None:
+    """Undo a committed move: ``.env`` back to its old bytes, keyring entries to their old values.
+    Itself a move in the other direction (same ordering and journal), so a crash here is safe too."""
+    store = KeyringStore(plan.home)
+    writes = []
+    for w in plan.writes:
+        current = journal.file_sha256(w.target)
+        current_bytes = w.target.read_bytes() if current is not None else None
+        writes.append(FileWrite(w.target, w.label, w.old or b"", current_bytes, w.old_mode or 0o600, w.mode))
+    ops = [KeyringOp(name, previous.get(name)) for name in plan.variables]
+    back = ENV_FILE if plan.to == KEYRING else KEYRING
+    try:
+        commit(writes, ops, store, home=plan.home if writes else None, move={"to": back, "names": plan.variables})
+    except Exception:
+        logger.warning("Could not put back the secrets moved in %s: %s", plan.home, ", ".join(plan.variables))
 
 
 class MoveChanged(Exception):

@@ -69,11 +69,13 @@ class SecretServiceSession:
         self._wait_until_ready()
 
     def _wait_until_ready(self) -> None:
-        # The daemon answers on the bus once it owns the service name; asking for the default
-        # collection waits for it (D-Bus activation is not configured on a private bus).
-        for _attempt in range(600):
+        # Ready once the daemon owns the service name on the bus *and* has created and unlocked the
+        # login collection behind the "default" alias (ReadAlias answers "/" until then). Polled,
+        # with a generous safety net: a loaded machine only makes it take longer.
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
             with contextlib.suppress(Exception):
-                if self.collection_path():
+                if self.collection_path() != "/" and not self.is_locked():
                     return
             time.sleep(0.05)
         raise RuntimeError("gnome-keyring-daemon did not appear on the test bus")

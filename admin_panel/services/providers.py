@@ -67,29 +67,34 @@ def set_secret_store(
 
 
 def move_secrets(
-    *, home: Path, to: str, user: User = None, channel: str = "panel", expected: list[str] | None = None,
-    username: str = "",
-) -> secret_moves.MovePlan:
-    """Move every stored secret of ``home`` into store ``to`` (all or nothing) and make ``to`` the
-    store new secrets go to; audited with the variable names only. Raises ``SecretStoreUnavailable``,
-    ``StorageParseError``, ``SaveFailed``, ``ConflictError`` and ``secret_moves.MoveChanged``."""
+    *, home: Path, to: str, user: User = None, channel: str = "panel",
+    expected: dict[str, list[str]] | None = None, username: str = "", all_profiles: bool = False,
+) -> list[secret_moves.MovePlan]:
+    """Move every stored secret of ``home`` (and of every profile beside it with ``all_profiles``)
+    into store ``to``, all or nothing, and make ``to`` the store new secrets go to; audited per home
+    with the variable names only. ``expected``: the names the user confirmed, per ``str(home)``.
+    Raises ``SecretStoreUnavailable``, ``StorageParseError``, ``SaveFailed``, ``ConflictError`` and
+    ``secret_moves.MoveChanged``."""
     if to not in SECRET_STORES:
         raise ValueError(f"Unknown secret store: {to}")
-    plan = secret_moves.move_secrets(home=home, to=to, expected=expected)
-    old = secret_store_for(home=home, fresh=True)
-    HomePreference.objects.update_or_create(home=home_key(home), key=SECRET_STORE_KEY, defaults={"value": to})
-    forget_home_cache(home)
-    if plan.variables or old != to:
-        audit.record(
-            user=user,
-            channel=channel,
-            home=home,
-            kind=AuditEntry.Kind.SECRET_STORE,
-            summary=f"Moved {len(plan.variables)} stored secrets to the {to}: {', '.join(plan.variables) or '-'}",
-            details={"old": old, "new": to, "moved": plan.variables},
-            username=username,
-        )
-    return plan
+    homes = secret_moves.every_profile_home(home) if all_profiles else [home]
+    plans = secret_moves.move_secrets_of_homes(homes=homes, to=to, expected=expected)
+    for plan in plans:
+        old = secret_store_for(home=plan.home, fresh=True)
+        HomePreference.objects.update_or_create(home=home_key(plan.home), key=SECRET_STORE_KEY,
+                                                defaults={"value": to})
+        forget_home_cache(plan.home)
+        if plan.variables or old != to:
+            audit.record(
+                user=user,
+                channel=channel,
+                home=plan.home,
+                kind=AuditEntry.Kind.SECRET_STORE,
+                summary=f"Moved {len(plan.variables)} stored secrets to the {to}: {', '.join(plan.variables) or '-'}",
+                details={"old": old, "new": to, "moved": plan.variables},
+                username=username,
+            )
+    return plans
 
 
 def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterable[str]) -> None:

@@ -57,7 +57,7 @@ def _keyring_context(*, home: Path, review: str = "") -> dict[str, Any]:
         return context
     store = selectors.secret_store_for(home=home)
     try:
-        plan = secret_moves.plan_move(home=home, to=store)
+        plan = secret_moves.plan_move(home=home, to=store, checked=True)
     except (provider_schemas.SecretStoreUnavailable, provider_schemas.StorageParseError):
         return context
     if not plan.empty:
@@ -135,7 +135,8 @@ def _move_secrets(request: HttpRequest, *, home: Path) -> HttpResponse:
         return redirect("memory_settings")
     expected = request.POST.getlist("variable")
     try:
-        plan = services.move_secrets(home=home, to=to, user=request.user, channel="panel", expected=expected)
+        plan = services.move_secrets(home=home, to=to, user=request.user, channel="panel",
+                                     expected={str(home): expected})[0]
     except secret_moves.MoveChanged:
         messages.error(request, _("Nothing was moved: the stored secrets changed since you reviewed the move. "
                                   "Review it again."))

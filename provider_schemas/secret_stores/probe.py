@@ -1,9 +1,9 @@
 """Is the OS keyring usable for a home? Checked before anything is promised or written.
 
 The check: the ``keyring`` package has a real backend (not ``keyring.backends.fail``, not
-``keyring.backends.null``, not a chainer with nothing to chain), and a probe entry survives a
-set/get/delete round trip under the home's service name (``memory-panel:<home>``), which also
-proves the collection is unlocked. The probe value is random and never leaves this module.
+``keyring.backends.null``, not a chainer with nothing to chain), a Secret Service collection is
+not locked (asked without prompting), and a probe entry survives a set/get/delete round trip under
+the home's service name (``memory-panel:<home>``). The probe value is random and never leaves this module.
 
 A failed check names the backend, a ``problem`` code the panel translates, and a ``platform``
 code selecting the advice (Linux desktop, headless Linux, macOS, Windows).
@@ -11,6 +11,7 @@ code selecting the advice (Linux desktop, headless Linux, macOS, Windows).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import secrets
 import sys
@@ -126,6 +127,33 @@ def describe_exception(exc: BaseException, *, hide: str | None = None) -> str:
     return text.replace(hide, "***") if hide else text
 
 
+def _locked_without_prompt(backend: KeyringBackend) -> bool:
+    """True when ``backend`` is the Secret Service one and its collection is locked. Asked directly,
+    because the backend itself would ask the desktop to show an unlock prompt and wait for it: a
+    check that runs when a page is shown must neither pop up dialogs nor hang."""
+    from keyring.backends import SecretService
+
+    if not isinstance(backend, SecretService.Keyring):
+        return False
+    try:
+        import secretstorage
+
+        connection = secretstorage.dbus_init()
+    except Exception:
+        return False  # no bus or no service: the round trip reports it with the backend's words
+    try:
+        path = getattr(backend, "preferred_collection", None)
+        collection = (
+            secretstorage.Collection(connection, path) if path else secretstorage.get_default_collection(connection)
+        )
+        return bool(collection.is_locked())
+    except Exception:
+        return False
+    finally:
+        with contextlib.suppress(Exception):
+            connection.close()
+
+
 def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
     """Whether new secrets of ``home`` can go to the keyring right now (see the module docstring)."""
     from keyring.backends import fail, null
@@ -143,6 +171,8 @@ def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
         return KeyringCheck(False, name, FAIL_BACKEND, "", platform)
     if all(isinstance(b, (fail.Keyring, null.Keyring)) for b in chained):
         return KeyringCheck(False, name, NULL_BACKEND, "", platform)
+    if any(_locked_without_prompt(b) for b in chained):
+        return KeyringCheck(False, name, LOCKED, "", platform)
     service = keyring_service(home)  # type: ignore[arg-type]
     value = f"probe-{secrets.token_hex(8)}"
     try:

@@ -26,6 +26,7 @@ def test_it_reports_a_locked_collection_as_locked_and_writes_nothing(real_keyrin
     result = probe.check_keyring(home=tmp_path)
     assert not result.usable
     assert result.problem == probe.LOCKED
+    assert result.detail == ""  # seen on the collection itself, without asking for an unlock prompt
     assert "locked" in result.english()
     assert "gnome-keyring or KWallet" in result.english()
     real_keyring.unlock()

@@ -15,9 +15,15 @@ from keyring.backend import KeyringBackend
 from keyring.backends import SecretService
 
 from provider_schemas import journal, keyring_service
-from provider_schemas.errors import SaveFailed, SecretStoreUnavailable
+from provider_schemas.errors import SaveFailed, SecretStoreUnavailable, StorageParseError
 from provider_schemas.locks import recover
-from provider_schemas.secret_moves import MoveChanged, move_secrets, plan_move
+from provider_schemas.secret_moves import (
+    MoveChanged,
+    every_profile_home,
+    move_secrets,
+    move_secrets_of_homes,
+    plan_move,
+)
 from provider_schemas.secret_stores.probe import PROBE_USERNAME
 
 REPO = Path(__file__).resolve().parents[2]
@@ -201,3 +207,71 @@ def test_it_plans_nothing_for_a_home_without_stored_secrets(home: Path, real_key
 
     assert plan_move(home=home, to="keyring").empty
     assert plan_move(home=home, to="env_file").empty
+
+
+def _profiles(home: Path) -> list[Path]:
+    homes = [home]
+    for name in ("play", "work"):
+        profile = home / "profiles" / name
+        profile.mkdir(parents=True)
+        (profile / ".env").write_text(f"# {name}\nMEM0_API_KEY=m0-{name}\n")
+        homes.append(profile)
+    return homes
+
+
+def test_it_moves_every_profile_when_asked(env_home: Path, real_keyring):
+    homes = _profiles(env_home)
+
+    plans = move_secrets_of_homes(homes=every_profile_home(env_home), to="keyring")
+
+    assert [p.home for p in plans] == [Path(os.path.realpath(h)) for h in homes]
+    assert panel_entries(real_keyring, env_home) == VALUES
+    for name in ("play", "work"):
+        assert panel_entries(real_keyring, env_home / "profiles" / name) == {"MEM0_API_KEY": f"m0-{name}"}
+        assert (env_home / "profiles" / name / ".env").read_text() == f"# {name}\n"
+
+
+def test_it_moves_no_profile_when_one_of_them_cannot_be_moved(env_home: Path, real_keyring):
+    _profiles(env_home)
+    (env_home / "profiles" / "work" / ".env").write_bytes(b"MEM0_API_KEY=\xff\xfe\n")  # not UTF-8
+
+    with pytest.raises(StorageParseError):
+        move_secrets_of_homes(homes=every_profile_home(env_home), to="keyring")
+
+    assert real_keyring.items() == {}
+    assert (env_home / ".env").read_bytes() == ENV_TEXT.encode()
+
+
+class FailsForOneHome(KeyringBackend):
+    """The real Secret Service, except that entries of one home's service cannot be set."""
+
+    priority = 1  # type: ignore[assignment]
+
+    def __init__(self, service: str) -> None:
+        super().__init__()
+        self.real, self.service = SecretService.Keyring(), service
+
+    def get_password(self, service, username):
+        return self.real.get_password(service, username)
+
+    def set_password(self, service, username, password):
+        if service == self.service and username != PROBE_USERNAME:
+            raise OSError("the collection refused the entry")
+        self.real.set_password(service, username, password)
+
+    def delete_password(self, service, username):
+        self.real.delete_password(service, username)
+
+
+def test_it_puts_back_the_profiles_already_moved_when_a_later_one_fails(env_home: Path, real_keyring):
+    _profiles(env_home)
+    keyring.set_keyring(FailsForOneHome(keyring_service(env_home / "profiles" / "work")))
+
+    with pytest.raises((SaveFailed, SecretStoreUnavailable)):
+        move_secrets_of_homes(homes=every_profile_home(env_home), to="keyring")
+
+    assert real_keyring.items() == {}
+    assert (env_home / ".env").read_bytes() == ENV_TEXT.encode()
+    for name in ("play", "work"):
+        assert (env_home / "profiles" / name / ".env").read_text() == f"# {name}\nMEM0_API_KEY=m0-{name}\n"
+    assert_no_journal(env_home)

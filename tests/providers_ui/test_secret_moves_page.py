@@ -122,3 +122,18 @@ def test_it_moves_a_profiles_secrets_only(home, real_keyring):
     assert entries(real_keyring, profile) == {"MEM0_API_KEY": "m0-work"}
     assert (profile / ".env").read_text() == ""
     assert (home / ".env").read_text() == ENV_TEXT
+
+
+def test_it_moves_every_profile_from_the_command_line_when_asked(home, real_keyring):
+    profile = home / "profiles" / "work"
+    profile.mkdir(parents=True)
+    write(profile / ".env", "MEM0_API_KEY=m0-work\n")
+    write(home / ".env", ENV_TEXT)
+    out = io.StringIO()
+
+    call_command("secrets", "move", "--to", "keyring", "--all-profiles", "--yes", stdout=out)
+
+    assert "Moved 3 secret(s)" in out.getvalue()
+    assert entries(real_keyring, profile) == {"MEM0_API_KEY": "m0-work"}
+    assert entries(real_keyring, home) == {"MEM0_API_KEY": "m0-page-value", "SUPERMEMORY_API_KEY": "sm-page-value"}
+    assert AuditEntry.objects.filter(kind=AuditEntry.Kind.SECRET_STORE).count() == 2

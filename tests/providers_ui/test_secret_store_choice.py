@@ -125,6 +125,7 @@ def test_it_shows_and_switches_the_store_from_the_command_line(home, real_keyrin
     out = io.StringIO()
     call_command("secrets", "store", stdout=out)
     assert "go to the .env file (env_file)" in out.getvalue()
+    assert "The keyring (keyring.backends.SecretService.Keyring) is usable." in out.getvalue()
 
     call_command("secrets", "store", "keyring", stdout=out)
 
@@ -138,6 +139,9 @@ def test_it_refuses_the_command_line_switch_to_a_locked_keyring(home, real_keyri
 
     with pytest.raises(CommandError, match="the keyring is locked"):
         call_command("secrets", "store", "keyring", stdout=io.StringIO())
+    out = io.StringIO()
+    call_command("secrets", "store", stdout=out)
+    assert "The keyring cannot be used" in out.getvalue() and "the keyring is locked" in out.getvalue()
 
     assert not HomePreference.objects.filter(key="secret_store").exists()
 

@@ -2,8 +2,9 @@
 
 * ``secrets store [env_file|keyring] [--profile P]`` shows the store new secrets go to, or switches
   it (the keyring is checked first: a real backend, unlocked, a probe round trip).
-* ``secrets move --to keyring|env_file [--profile P] [--yes]`` moves every stored secret of every
-  provider into that store, all or nothing, after listing the variable names (never the values).
+* ``secrets move --to keyring|env_file [--profile P | --all-profiles] [--yes]`` moves every stored
+  secret of every provider into that store, all or nothing, after listing the variable names
+  (never the values).
 * ``secrets exec [--profile P] -- COMMAND [ARGS...]`` runs the agent with the keyring secrets: every
   declared secret found in the keyring is added to the environment, then this process is replaced
   by COMMAND. Values are never printed.
@@ -25,6 +26,7 @@ from admin_panel.services.audit import command_username
 from provider_schemas import secret_moves
 from provider_schemas.cli import secrets_exec
 from provider_schemas.homes import profile_home
+from provider_schemas.secret_stores.probe import check_keyring
 
 STORE_WORDS = {"env_file": "the .env file", "keyring": "the OS keyring"}
 
@@ -42,7 +44,10 @@ class Command(BaseCommand):
         store.add_argument("--profile", default="", help="Use this profile's home instead of HERMES_HOME.")
         move = sub.add_parser("move", help="move --to keyring|env_file: move every stored secret")
         move.add_argument("--to", required=True, choices=SECRET_STORES, help="The store to move the secrets to.")
-        move.add_argument("--profile", default="", help="Use this profile's home instead of HERMES_HOME.")
+        which = move.add_mutually_exclusive_group()
+        which.add_argument("--profile", default="", help="Use this profile's home instead of HERMES_HOME.")
+        which.add_argument("--all-profiles", action="store_true",
+                           help="Move the secrets of the default profile and of every other profile, all or nothing.")
         move.add_argument("--yes", action="store_true", help="Do not ask for confirmation.")
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -53,7 +58,8 @@ class Command(BaseCommand):
         if options["action"] == "store":
             self._store(home=home, store=options["store"])
         elif options["action"] == "move":
-            self._move(home=home, to=options["to"], assume_yes=options["yes"])
+            homes = secret_moves.every_profile_home(home) if options["all_profiles"] else [home]
+            self._move(homes=homes, to=options["to"], assume_yes=options["yes"], all_profiles=options["all_profiles"])
         else:
             self._exec(home=home, argv=list(options["argv"]))
 
@@ -61,6 +67,7 @@ class Command(BaseCommand):
         if store is None:
             current = secret_store_for(home=home, fresh=True)
             self.stdout.write(f"New secrets of {home} go to {STORE_WORDS[current]} ({current}).")
+            self.stdout.write(check_keyring(home=home).english())
             return
         try:
             services.set_secret_store(home=home, store=store, channel="command", username=command_username())
@@ -70,31 +77,33 @@ class Command(BaseCommand):
         if store == "keyring":
             self.stdout.write("Secrets already in .env stay there: `secrets move --to keyring` moves them.")
 
-    def _move(self, *, home: Path, to: str, assume_yes: bool) -> None:
+    def _move(self, *, homes: list[Path], to: str, assume_yes: bool, all_profiles: bool) -> None:
         try:
-            plan = secret_moves.plan_move(home=home, to=to)
+            plans = [secret_moves.plan_move(home=home, to=to) for home in homes]
         except (provider_schemas.SecretStoreUnavailable, provider_schemas.StorageParseError) as exc:
             raise CommandError(f"Nothing was moved. {getattr(exc, 'reason', None) or exc}") from None
-        if plan.empty:
-            services.move_secrets(home=home, to=to, channel="command", expected=[], username=command_username())
-            self.stdout.write(f"No stored secret needs moving; new secrets go to {STORE_WORDS[to]} ({to}).")
-            return
-        self.stdout.write(f"These variables move to {STORE_WORDS[to]}: {', '.join(plan.variables)}")
-        if not assume_yes:
+        expected = {str(plan.home): plan.variables for plan in plans}
+        pending = [plan for plan in plans if not plan.empty]
+        for plan in pending:
+            self.stdout.write(f"These variables of {plan.home} move to {STORE_WORDS[to]}: {', '.join(plan.variables)}")
+        if pending and not assume_yes:
             if not sys.stdin.isatty():
                 raise CommandError("Nothing was moved: confirm with --yes when not asked in a terminal.")
             if input("Move them? [y/N] ").strip().lower() not in ("y", "yes"):
                 raise CommandError("Nothing was moved.")
         try:
-            moved = services.move_secrets(
-                home=home, to=to, channel="command", expected=plan.variables, username=command_username()
-            )
+            moved = services.move_secrets(home=homes[0], to=to, channel="command", expected=expected,
+                                          username=command_username(), all_profiles=all_profiles)
         except secret_moves.MoveChanged as exc:
             raise CommandError(f"Nothing was moved: {exc}") from None
         except (provider_schemas.SecretStoreUnavailable, provider_schemas.SaveFailed,
                 provider_schemas.ConflictError, provider_schemas.StorageParseError) as exc:
             raise CommandError(f"Nothing was moved. {getattr(exc, 'reason', None) or exc}") from None
-        self.stdout.write(f"Moved {len(moved.variables)} secret(s) to {STORE_WORDS[to]}; new secrets go there too.")
+        count = sum(len(plan.variables) for plan in moved)
+        if count:
+            self.stdout.write(f"Moved {count} secret(s) to {STORE_WORDS[to]}; new secrets go there too.")
+        else:
+            self.stdout.write(f"No stored secret needs moving; new secrets go to {STORE_WORDS[to]} ({to}).")
 
     def _exec(self, *, home: Path, argv: list[str]) -> None:
         if argv and argv[0] == "--":

@@ -1,0 +1,37 @@
+"""The real keyring tests fail under CI=true when the Secret Service tools are missing, and are
+skipped elsewhere (a developer's machine without gnome-keyring)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+REAL_KEYRING_TEST = (
+    "tests/provider_schemas/test_keyring_probe.py"
+    "::test_it_finds_an_unlocked_real_secret_service_usable_and_leaves_no_probe_entry"
+)
+
+
+def _run_without_tools(tmp_path: Path, *, ci: str) -> subprocess.CompletedProcess[str]:
+    empty = tmp_path / "empty-path"
+    empty.mkdir()
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "PYTEST_XDIST_WORKER", "PYTEST_ADDOPTS")}
+    env.update(PATH=str(empty), CI=ci)
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", REAL_KEYRING_TEST, "-n", "0", "-q", "-rs", "-p", "no:cacheprovider"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=600,
+    )
+
+
+@pytest.mark.parametrize(("ci", "outcome"), [("true", "1 error"), ("", "1 skipped")])
+def test_it_fails_the_real_keyring_tests_in_ci_and_skips_them_elsewhere_without_the_tools(tmp_path, ci, outcome):
+    result = _run_without_tools(tmp_path, ci=ci)
+
+    assert outcome in result.stdout, result.stdout + result.stderr
+    assert "a real Secret Service needs dbus-daemon, gnome-keyring-daemon" in result.stdout
+    assert (result.returncode != 0) == (ci == "true")
