@@ -274,7 +274,7 @@ STRINGS = (
     # hindsight.recall_max_input_chars: label
     gettext_noop("Max recall query chars"),
     # hindsight.recall_max_input_chars: description
-    gettext_noop("Longest piece of the user's message sent as the search query."),
+    gettext_noop("Longest piece of the user's message sent as the search query (0: the whole message)."),
     # hindsight.recall_types: label
     gettext_noop("Recall fact types"),
     # hindsight.recall_types: description

@@ -21,7 +21,8 @@ TABLES: dict[str, dict[str, tuple[list[str], list[str]]]] = {
         # int() at start: a fraction is truncated, so whole numbers only; 0 or less is no timeout.
         "timeout": (["1", "120", "3600"], ["0", "-5", "2.5", "3601", "abc"]),
         "recall_max_tokens": (["1", "4096", "100000"], ["-5", "0", "100001", "1.5"]),
-        "recall_max_input_chars": (["1", "800"], ["0", "-1", "8.5"]),
+        # 0 means "do not shorten the query" (the plugin only cuts when the value is truthy).
+        "recall_max_input_chars": (["0", "1", "800"], ["-1", "8.5"]),
         # max(1, int(...)): 0 and negatives silently become 1.
         "retain_every_n_turns": (["1", "3", "1000"], ["0", "-2", "1.5"]),
         "idle_timeout": (["0", "300", "86400"], ["-1", "0.5", "86401"]),
@@ -34,7 +35,7 @@ TABLES: dict[str, dict[str, tuple[list[str], list[str]]]] = {
         # keywords or a JSON list of tag lists; anything else silently becomes "no scopes".
         "observation_scopes": (
             ["per_tag", "combined", "all_combinations", '[["a"], ["b", "c"]]'],
-            ["per-tag-typo", "Combined", "[]", '[[]]', '{"a": 1}', "[[1]]"],
+            ["per-tag-typo", "Combined", "[]", '[[]]', '{"a": 1}', "[[1]]", '[[""]]', '[[" a"]]'],
         ),
         "llm_model": (["gpt-4o-mini", "my-own-model"], []),  # suggestions only
     },

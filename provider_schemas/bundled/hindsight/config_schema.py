@@ -38,7 +38,10 @@ LLM_PROVIDERS = (
 )
 
 # Observation scopes as JSON: a list of tag lists, one per consolidation pass.
-TAG_LISTS = {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": {"type": "string"}}}
+# The plugin strips every tag and drops empty ones, so a tag is used as given only when it is
+# non-blank and has no surrounding whitespace.
+TAG = {"type": "string", "pattern": r"\S(?:.*\S)?"}
+TAG_LISTS = {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": TAG}}
 
 # The plugin's own model suggestions per LLM provider, offered while typing the model name.
 LLM_MODELS = (
@@ -240,11 +243,11 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             label="Max recall query chars",
             kind=KIND_NUMBER,
             integer=True,
-            minimum=1,
+            minimum=0,
             maximum=100000,
             unit="characters",
             default="800",
-            description="Longest piece of the user's message sent as the search query.",
+            description="Longest piece of the user's message sent as the search query (0: the whole message).",
             group="Recall",
         ),
         ProviderField(
