@@ -113,6 +113,9 @@ class AuditEntry(models.Model):
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit_entries"
     )
     username = models.CharField(max_length=150, blank=True)
+    # The role the account had when it acted ("admin", "viewer"; "" for commands and old rows), so
+    # a later role change does not rewrite history.
+    actor_role = models.CharField(max_length=10, blank=True)
     channel = models.CharField(max_length=10, choices=Channel.choices)
     home = models.CharField(max_length=4096)
     kind = models.CharField(max_length=30, choices=Kind.choices, db_index=True)

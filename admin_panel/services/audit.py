@@ -38,6 +38,7 @@ from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from admin_panel.models import AuditEntry
+from admin_panel.permissions import role_of
 
 
 def record(
@@ -57,6 +58,7 @@ def record(
     return AuditEntry.objects.create(
         user=real_user,
         username=real_user.get_username() if real_user is not None else username[:150],
+        actor_role=role_of(real_user) if real_user is not None else "",
         channel=channel,
         home=str(home),
         kind=kind,

@@ -62,7 +62,8 @@ def audit_list(request: HttpRequest) -> HttpResponse:
         return response
     page = Paginator(entries, selectors.PAGE_SIZE).get_page(request.GET.get("page"))
     may_revert = can_change(request.user)
-    roles = roles_by_username({entry.username for entry in page.object_list if entry.user_id})
+    # Rows recorded before roles were kept show the account's current role.
+    roles = roles_by_username({entry.username for entry in page.object_list if entry.user_id and not entry.actor_role})
     context: dict[str, Any] = {
         "filters": filters,
         "choices": selectors.filter_choices(),
@@ -73,7 +74,8 @@ def audit_list(request: HttpRequest) -> HttpResponse:
                 "summary": selectors.describe(entry),
                 "kind_label": selectors.kind_label(entry.kind),
                 "channel_label": selectors.channel_label(entry.channel),
-                "role_label": role_label(roles[entry.username]) if entry.username in roles and entry.user_id else "",
+                "role_label": role_label(entry.actor_role or roles.get(entry.username, ""))
+                if entry.user_id and (entry.actor_role or entry.username in roles) else "",
                 "glance": selectors.glance(entry),
                 "revert": may_revert and selectors.revert_reachable(entry),
             }

@@ -68,6 +68,18 @@ def test_it_shows_the_role_change_and_who_acted_with_their_role(owner_client, ow
     assert "owner (Admin)" in row and "Changed the role of viewer from Viewer to Admin" in row
 
 
+def test_it_shows_the_role_someone_had_when_they_acted_not_their_role_now(owner_client, owner, viewer, home):
+    from admin_panel.services import accounts
+
+    accounts.set_role(account=viewer, role="admin", actor=owner, channel="panel")
+    viewer.refresh_from_db()
+    _save(home, viewer, {"bank_id": "saved-as-admin"})
+    accounts.set_role(account=viewer, role="viewer", actor=owner, channel="panel")
+
+    saved = next(" ".join(row.split()) for row in _rows(owner_client) if "saved-as-admin" in row)
+    assert "viewer (Admin)" in saved
+
+
 def test_it_offers_the_revert_on_the_row_to_admins_and_not_to_viewers(owner, viewer, home):
     _save(home, owner, {"bank_id": "acc-one"})
     _save(home, owner, {"bank_id": "acc-two"})
