@@ -79,6 +79,13 @@ def _other_active_admins(account: AbstractBaseUser) -> bool:
     return get_user_model().objects.filter(is_staff=True, is_active=True).exclude(pk=account.pk).exists()
 
 
+def _keep_an_admin() -> None:
+    """Checked again after the write, inside its transaction: two admins demoting each other at
+    the same moment must not both succeed (the refusal rolls the write back)."""
+    if not get_user_model().objects.filter(is_staff=True, is_active=True).exists():
+        raise AccountRefused(AccountRefused.LAST_ADMIN)
+
+
 def set_role(*, account: AbstractBaseUser, role: str, actor: Actor, channel: str) -> bool:
     """Give the account ``role``; False when it already had it (nothing recorded)."""
     if role not in ROLES:
@@ -90,6 +97,7 @@ def set_role(*, account: AbstractBaseUser, role: str, actor: Actor, channel: str
         if old == ADMIN and account.is_active and not _other_active_admins(account):
             raise AccountRefused(AccountRefused.LAST_ADMIN)
         _apply_role(account, role)
+        _keep_an_admin()
     name = account.get_username()
     _audit(actor=actor, channel=channel, kind=AuditEntry.Kind.ROLE,
            summary=f"Changed the role of {name} from {old or 'none'} to {role}",
@@ -122,6 +130,7 @@ def deactivate(*, account: AbstractBaseUser, actor: Actor, channel: str) -> bool
             raise AccountRefused(AccountRefused.LAST_ADMIN)
         account.is_active = False
         account.save(update_fields=["is_active"])
+        _keep_an_admin()
     ended = end_sessions(account=account)
     name = account.get_username()
     _audit(actor=actor, channel=channel, kind=AuditEntry.Kind.ACCESS, summary=f"Deactivated the account {name}",
