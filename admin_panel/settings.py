@@ -64,6 +64,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "admin_panel.middleware.SlowRequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "admin_panel.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -185,7 +186,11 @@ LOGGING = {
     },
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {
-        "django.request": {"handlers": ["console"], "level": "WARNING", "propagate": False},
+        # Errors (5xx) only: a 404 or 403 per request at WARNING would flood the journal.
+        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
         "waitress": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # "Task queue depth is N" is logged at WARNING for every request queued behind a busy
+        # worker: thousands of lines a minute under ordinary load, and nothing an operator can act on.
+        "waitress.queue": {"handlers": ["console"], "level": "ERROR", "propagate": False},
     },
 }

@@ -41,6 +41,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PASSWORD = "load test passphrase 9"  # noqa: S105 - a throwaway account in a temporary database
 ROUTES = ("provider page", "API GET", "live poll")
+# A request that takes this long is a stall, not a slow answer: the run fails loudly.
+REQUEST_TIMEOUT_S = 10.0
+STALL_S = 5.0
 
 
 # --- preparing a home and a server ------------------------------------------------------------------
@@ -118,10 +121,11 @@ def session_cookie(base: str) -> str:
 class Tally:
     latencies: dict[str, list[float]] = field(default_factory=lambda: {r: [] for r in ROUTES})
     errors: list[str] = field(default_factory=list)
+    last_answer: float = field(default_factory=time.monotonic)
 
 
 def client(port: int, cookie: str, token: str, until: float, start_at: int, tally: Tally) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
     fingerprint = ""
     step = start_at
     while time.monotonic() < until:
@@ -142,7 +146,7 @@ def client(port: int, cookie: str, token: str, until: float, start_at: int, tall
         except (OSError, http.client.HTTPException) as exc:
             tally.errors.append(f"{route}: {type(exc).__name__}: {exc}")
             connection.close()
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
             continue
         elapsed = time.perf_counter() - started
         if response.status not in ok:
@@ -151,7 +155,20 @@ def client(port: int, cookie: str, token: str, until: float, start_at: int, tall
         if route == "live poll" and response.status == 200:
             fingerprint = response.getheader("X-Memory-Fingerprint", "")
         tally.latencies[route].append(elapsed)
+        tally.last_answer = time.monotonic()
     connection.close()
+
+
+def watch_for_stalls(tallies: list[Tally], until: float, stalls: list[str]) -> None:
+    """Report any moment when no client got an answer for STALL_S seconds (a blocked server)."""
+    while time.monotonic() < until:
+        time.sleep(0.5)
+        latest = max(t.last_answer for t in tallies)
+        silent = time.monotonic() - latest
+        if silent >= STALL_S:
+            stalls.append(f"no answer to any client for {silent:.1f} s")
+            print(f"STALL: no answer to any client for {silent:.1f} s", file=sys.stderr, flush=True)
+            return
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -200,9 +217,12 @@ def main() -> int:
     _manage(env, "createsuperuser", "--noinput", "--username", "owner", "--email", "owner@example.invalid")
     token = _manage(env, "api_token", "create", "--user", "owner", "--name", "load").strip()
     port = free_port()
+    # The server's output goes to a file, never an unread pipe: a full pipe blocks the server on
+    # its next log line, which under load looks like a hang of every client at once.
+    server_log = (root / "server.log").open("w+b")
     server = subprocess.Popen(
         [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port), "--threads", str(args.threads)],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        cwd=REPO, env=env, stdout=server_log, stderr=subprocess.STDOUT,
     )
     try:
         wait_listening(port, server)
@@ -215,12 +235,21 @@ def main() -> int:
         until = time.monotonic() + args.duration
         workers = [threading.Thread(target=client, args=(port, cookies[i], token, until, i, tallies[i]))
                    for i in range(args.clients)]
+        stalls: list[str] = []
+        watchdog = threading.Thread(target=watch_for_stalls, args=(tallies, until, stalls), daemon=True)
         started = time.monotonic()
+        for tally in tallies:
+            tally.last_answer = started
+        watchdog.start()
         for worker in workers:
             worker.start()
         for worker in workers:
             worker.join()
-        status = report(tallies, time.monotonic() - started, args.clients, args.threads)
+        elapsed = time.monotonic() - started
+        status = report(tallies, elapsed, args.clients, args.threads)
+        if elapsed > args.duration + 2 * REQUEST_TIMEOUT_S or stalls:
+            print(f"FAILED: the run stalled ({'; '.join(stalls) or f'took {elapsed:.0f} s'})")
+            status = 1
     finally:
         server.terminate()
         try:
@@ -228,7 +257,11 @@ def main() -> int:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
-        stderr = server.stderr.read().decode("utf-8", "replace") if server.stderr else ""
+        server_log.seek(0)
+        stderr = server_log.read().decode("utf-8", "replace")
+        server_log.close()
+        log_lines = stderr.splitlines()
+        print(f"server log: {len(log_lines)} lines")
         if re.search(r"Traceback|ERROR", stderr):
             print("server log had errors:\n" + stderr[-3000:])
             status = 1
