@@ -81,6 +81,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "admin_panel.urls"
 WSGI_APPLICATION = "admin_panel.wsgi.application"
+ASGI_APPLICATION = "admin_panel.asgi.application"
 
 TEMPLATES = [
     {
@@ -179,18 +180,20 @@ SIGN_IN_LINK_MAX_AGE_SECONDS = 15 * 60
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact_secrets": {"()": "admin_panel.logging_filters.RedactSecretsFilter"}},
+    "filters": {
+        "redact_secrets": {"()": "admin_panel.logging_filters.RedactSecretsFilter"},
+        "drop_not_found": {"()": "admin_panel.logging_filters.DropNotFoundFilter"},
+    },
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_secrets"]},
     },
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {
-        # Errors (5xx) only: a 404 or 403 per request at WARNING would flood the journal.
-        "django.request": {"handlers": ["console"], "level": "ERROR", "propagate": False},
-        "waitress": {"handlers": ["console"], "level": "INFO", "propagate": False},
-        # "Task queue depth is N" is logged at WARNING for every request queued behind a busy
-        # worker: thousands of lines a minute under ordinary load, and nothing an operator can act on.
-        "waitress.queue": {"handlers": ["console"], "level": "ERROR", "propagate": False},
+        # Errors and refusals (403, 400); not a line per 404, which scanners would turn into a flood.
+        "django.request": {"handlers": ["console"], "level": "WARNING", "propagate": False,
+                           "filters": ["drop_not_found"]},
+        # serve prints its own start and address lines; uvicorn's start-up chatter is left out.
+        "uvicorn": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }

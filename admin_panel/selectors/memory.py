@@ -31,6 +31,7 @@ from memory_core.state import (
     read_all_states,
     read_store_state,
 )
+from memory_core.state import fingerprint_paths as memory_fingerprint_paths
 
 KEY_LENGTH = 32
 _REF = re.compile(rf"^(memory|user):([0-9a-f]{{{KEY_LENGTH}}})$")
@@ -271,6 +272,11 @@ def store_state(*, home: Path, target: str) -> StoreState:
 def current_fingerprint(*, home: Path) -> str:
     """The poll's only work while nothing changes: a few ``stat`` calls."""
     return fingerprint(home)
+
+
+def fingerprint_paths(*, home: Path) -> tuple[Path, ...]:
+    """What the fingerprint is taken from, for the change feed to watch."""
+    return memory_fingerprint_paths(home)
 
 
 # --- resolving references -------------------------------------------------------------------------

@@ -22,6 +22,7 @@ NON_CHANGING_POSTS = {"provider_detail"}
 VIEWER_PAGES = {
     "home", "providers", "provider_detail", "memory_settings", "memory", "memory_poll", "memory_snapshot",
     "memory_blocked", "memory_pending", "memory_backups", "memory_backup_detail", "audit", "audit_detail",
+    "memory_events",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.
@@ -29,7 +30,7 @@ STAFF_ROUTES = {
     "provider_deactivate", "provider_field", "provider_review", "provider_save", "provider_activate",
     "memory_delete_confirm", "memory_undo", "memory_undo_dismiss", "memory_pending_action", "memory_entry_add",
     "memory_entry_edit", "memory_restore", "schema_preview", "schema_preview_poll", "schema_preview_paste",
-    "schema_preview_try", "schema_preview_field", "audit_revert",
+    "schema_preview_try", "schema_preview_field", "audit_revert", "schema_preview_events",
 }
 BACKUP_NAME = "MEMORY.md.bak.1700000000"
 MEMORY_TEXT = "Repo uses uv for Python deps.\n§\nCI runs on GitHub Actions."
