@@ -237,7 +237,7 @@ class Streams:
         try:
             while response.readline():
                 pass
-        except (OSError, ValueError):
+        except (OSError, ValueError, AttributeError):  # closed under the reader at the end
             pass
 
     def still_open(self) -> int:

@@ -72,7 +72,7 @@ class Command(BaseCommand):
         parser.add_argument("--host", default=LOOPBACK, help="Address to bind (default 127.0.0.1).")
         parser.add_argument("--port", type=int, default=8000, help="Port to bind (default 8000).")
         parser.add_argument("--threads", type=int, default=8,
-                            help="Threads for blocking work outside requests, such as stream checks (default 8).")
+                            help="Request worker threads (default 8); event streams need none.")
         parser.add_argument(
             "--demo",
             nargs="?",
@@ -139,7 +139,7 @@ class Command(BaseCommand):
     def _serve(self, *, host: str, port: int, threads: int) -> None:
         import uvicorn
 
-        from admin_panel.asgi import application
+        from admin_panel.asgi import build_application
         from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
         from provider_schemas.locks import recover
 
@@ -170,7 +170,7 @@ class Command(BaseCommand):
         self.stdout.write(f"memory-panel: serving on {base_url}/ (Ctrl+C to stop)")
         sys.stdout.flush()
         config = uvicorn.Config(
-            application, lifespan="off", log_config=None, access_log=False, server_header=False,
+            build_application(threads=threads), lifespan="off", log_config=None, access_log=False, server_header=False,
             # Never trust X-Forwarded-For from loopback: the sign-in throttle counts REMOTE_ADDR.
             proxy_headers=False,
             headers=[("Server", "memory-panel")], timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
