@@ -86,6 +86,8 @@
         }
         state.failures += 1;
         if (!state.everOpened && state.failures >= FAILURES_BEFORE_POLLING) { startPolling(); return; }
+        // One ordinary fetch tells a refused stream (signed out: the page stops) from a lost one.
+        if (state.everOpened) { handlers.poll(); }
         status("retrying");
         var wait = state.delay * (0.75 + Math.random() * 0.5);
         state.delay = Math.min(state.delay * 2, BACKOFF_MAX_MS);
