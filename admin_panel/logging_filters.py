@@ -37,3 +37,10 @@ class RedactSecretsFilter(logging.Filter):
             record.msg = cleaned
             record.args = None
         return True
+
+
+class DropNotFoundFilter(logging.Filter):
+    """A 404 per request is noise (scanners, stale bookmarks); refusals (403, 400) stay logged."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return getattr(record, "status_code", None) != 404

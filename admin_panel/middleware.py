@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import os
 import time
 from collections.abc import Callable
 
@@ -54,3 +56,28 @@ class IdleTimeoutMiddleware:
             if not isinstance(seen, int) or now - seen >= self.TOUCH_EVERY_SECONDS:
                 session[self.TOUCHED_KEY] = now  # marks the session modified: saved with a fresh expiry
         return self.get_response(request)
+
+
+# Requests slower than this are logged at WARNING (milliseconds; PANEL_SLOW_REQUEST_MS, 0 turns it off).
+SLOW_REQUEST_MS = float(os.environ.get("PANEL_SLOW_REQUEST_MS", "500") or 0)
+request_logger = logging.getLogger("admin_panel.requests")
+
+
+class SlowRequestLogMiddleware:
+    """One line per request only when it is slow: an operator's journal stays readable under load.
+
+    The time runs until the response object exists; an event stream's open life is not counted.
+    Only the method and path are logged (never the query string, which may carry a token).
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        started = time.perf_counter()
+        response = self.get_response(request)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        if SLOW_REQUEST_MS and elapsed_ms >= SLOW_REQUEST_MS:
+            request_logger.warning("Slow request: %s %s took %.0f ms (status %s)", request.method,
+                                   request.path, elapsed_ms, response.status_code)
+        return response

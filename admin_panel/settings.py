@@ -76,6 +76,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "admin_panel.middleware.SlowRequestLogMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "admin_panel.middleware.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -93,6 +94,7 @@ MIDDLEWARE = [
 
 ROOT_URLCONF = "admin_panel.urls"
 WSGI_APPLICATION = "admin_panel.wsgi.application"
+ASGI_APPLICATION = "admin_panel.asgi.application"
 
 TEMPLATES = [
     {
@@ -195,14 +197,20 @@ SIGN_IN_LINK_MAX_AGE_SECONDS = 15 * 60
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact_secrets": {"()": "admin_panel.logging_filters.RedactSecretsFilter"}},
+    "filters": {
+        "redact_secrets": {"()": "admin_panel.logging_filters.RedactSecretsFilter"},
+        "drop_not_found": {"()": "admin_panel.logging_filters.DropNotFoundFilter"},
+    },
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_secrets"]},
     },
     "root": {"handlers": ["console"], "level": "INFO"},
     "loggers": {
-        "django.request": {"handlers": ["console"], "level": "WARNING", "propagate": False},
-        "waitress": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        # Errors and refusals (403, 400); not a line per 404, which scanners would turn into a flood.
+        "django.request": {"handlers": ["console"], "level": "WARNING", "propagate": False,
+                           "filters": ["drop_not_found"]},
+        # serve prints its own start and address lines; uvicorn's start-up chatter is left out.
+        "uvicorn": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }

@@ -1,4 +1,4 @@
-"""WSGI entry point, served by waitress through ``manage.py serve``."""
+"""WSGI entry point, for WSGI servers (``manage.py serve`` uses the ASGI one, ``admin_panel.asgi``)."""
 
 from __future__ import annotations
 

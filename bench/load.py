@@ -1,10 +1,11 @@
 """Load test: concurrent clients against a real ``manage.py serve`` on loopback.
 
-    /work/venv/bin/python bench/load.py [--clients 8] [--duration 30] [--threads 8] [--keep]
+    .venv/bin/python bench/load.py [--clients 8] [--duration 30] [--streams 20] [--compare-with /tmp/main] [--keep]
 
 Prepares a temporary HERMES_HOME (memory entries, provider settings, a user plugin) and a panel
-database with a staff account and an API token, starts the real server (waitress) as its own
-process, then runs ``--clients`` client threads for ``--duration`` seconds. Each client keeps one
+database with a staff account and an API token, starts the real server (``manage.py serve``) as its own
+process, opens ``--streams`` idle event streams (``/memory/events/``, as open tabs do) and keeps
+them open, then runs ``--clients`` client threads for ``--duration`` seconds. Each client keeps one
 HTTP/1.1 connection and cycles through:
 
 * the provider page ``GET /providers/hindsight/`` (signed-in session),
@@ -13,7 +14,10 @@ HTTP/1.1 connection and cycles through:
   answer (200) carries the fingerprint, later polls send it and get 204 while nothing changes.
 
 Prints throughput and p50/p99 latency per route and overall, and the error count (any status
-other than 200/204, or a failed connection). Exit status 1 when there was any error. The server
+other than 200/204, or a failed connection). The server's output goes to a file (never a pipe
+that could fill and block it); a moment when no client gets an answer for 5 s is a stall and fails
+the run loudly. ``--compare-with`` runs another checkout first (the same interpreter, so it must
+import with this environment) and prints the throughput ratio. Exit status 1 on any error. The server
 and the clients share the machine's cores, so the figures are a floor, not the server's ceiling.
 """
 
@@ -41,6 +45,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 PASSWORD = "load test passphrase 9"  # noqa: S105 - a throwaway account in a temporary database
 ROUTES = ("provider page", "API GET", "live poll")
+# A request that takes this long is a stall, not a slow answer: the run fails loudly.
+REQUEST_TIMEOUT_S = 10.0
+STALL_S = 5.0
+STREAM_PATH = "/memory/events/"
 
 
 # --- preparing a home and a server ------------------------------------------------------------------
@@ -53,8 +61,8 @@ def _env(home: Path, data: Path) -> dict[str, str]:
     return env
 
 
-def _manage(env: dict[str, str], *args: str) -> str:
-    result = subprocess.run([sys.executable, str(REPO / "manage.py"), *args], cwd=REPO, env=env,
+def _manage(env: dict[str, str], *args: str, repo: Path = REPO) -> str:
+    result = subprocess.run([sys.executable, str(repo / "manage.py"), *args], cwd=repo, env=env,
                             capture_output=True, text=True, timeout=300)
     if result.returncode != 0:
         raise SystemExit(f"manage.py {' '.join(args)} failed:\n{result.stdout}{result.stderr}")
@@ -118,10 +126,11 @@ def session_cookie(base: str) -> str:
 class Tally:
     latencies: dict[str, list[float]] = field(default_factory=lambda: {r: [] for r in ROUTES})
     errors: list[str] = field(default_factory=list)
+    last_answer: float = field(default_factory=time.monotonic)
 
 
 def client(port: int, cookie: str, token: str, until: float, start_at: int, tally: Tally) -> None:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
     fingerprint = ""
     step = start_at
     while time.monotonic() < until:
@@ -142,7 +151,7 @@ def client(port: int, cookie: str, token: str, until: float, start_at: int, tall
         except (OSError, http.client.HTTPException) as exc:
             tally.errors.append(f"{route}: {type(exc).__name__}: {exc}")
             connection.close()
-            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=REQUEST_TIMEOUT_S)
             continue
         elapsed = time.perf_counter() - started
         if response.status not in ok:
@@ -151,7 +160,20 @@ def client(port: int, cookie: str, token: str, until: float, start_at: int, tall
         if route == "live poll" and response.status == 200:
             fingerprint = response.getheader("X-Memory-Fingerprint", "")
         tally.latencies[route].append(elapsed)
+        tally.last_answer = time.monotonic()
     connection.close()
+
+
+def watch_for_stalls(tallies: list[Tally], until: float, stalls: list[str]) -> None:
+    """Report any moment when no client got an answer for STALL_S seconds (a blocked server)."""
+    while time.monotonic() < until:
+        time.sleep(0.5)
+        latest = max(t.last_answer for t in tallies)
+        silent = time.monotonic() - latest
+        if silent >= STALL_S:
+            stalls.append(f"no answer to any client for {silent:.1f} s")
+            print(f"STALL: no answer to any client for {silent:.1f} s", file=sys.stderr, flush=True)
+            return
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -162,9 +184,9 @@ def percentile(values: list[float], fraction: float) -> float:
     return ordered[index]
 
 
-def report(tallies: list[Tally], duration: float, clients: int, threads: int) -> int:
-    print(f"memory-panel load test: {clients} clients, {duration:.0f} s, waitress with {threads} threads, "
-          f"{os.cpu_count()} CPU cores shared by server and clients")
+def report(tallies: list[Tally], duration: float, clients: int, label: str) -> int:
+    print(f"memory-panel load test ({label}): {clients} clients, {duration:.0f} s, "
+          f"{os.cpu_count()} CPU cores shared by server and clients, load average {os.getloadavg()[0]:.1f}")
     print(f"{'route':<15} {'requests':>9} {'req/s':>8} {'p50 ms':>8} {'p99 ms':>8}")
     everything: list[float] = []
     for route in ROUTES:
@@ -183,27 +205,78 @@ def report(tallies: list[Tally], duration: float, clients: int, threads: int) ->
     return 1 if errors else 0
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--duration", type=float, default=30.0)
-    parser.add_argument("--threads", type=int, default=8, help="waitress worker threads")
-    parser.add_argument("--keep", action="store_true", help="keep the temporary home and database")
-    args = parser.parse_args()
+class Streams:
+    """Idle event streams held open for the whole run, as open browser tabs hold them."""
 
+    def __init__(self, port: int, cookie: str, count: int) -> None:
+        self.port, self.cookie, self.count = port, cookie, count
+        self.opened = 0
+        self.errors: list[str] = []
+        self.connections: list[http.client.HTTPConnection] = []
+
+    def open(self) -> bool:
+        """Open them all (each has sent its first event); False when the server has no streams."""
+        for _ in range(self.count):
+            connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=REQUEST_TIMEOUT_S)
+            connection.request("GET", STREAM_PATH, headers={"Cookie": self.cookie, "Accept": "text/event-stream"})
+            response = connection.getresponse()
+            if response.status == 404:
+                connection.close()
+                return False
+            if response.status != 200 or not response.readline().startswith(b"retry:"):
+                self.errors.append(f"stream: HTTP {response.status}")
+                connection.close()
+                continue
+            connection.sock.settimeout(None)  # idle by design: nothing arrives while nothing changes
+            threading.Thread(target=self._drain, args=(response,), daemon=True).start()
+            self.connections.append(connection)
+            self.opened += 1
+        return True
+
+    def _drain(self, response: http.client.HTTPResponse) -> None:
+        try:
+            while response.readline():
+                pass
+        except (OSError, ValueError, AttributeError):  # closed under the reader at the end
+            pass
+
+    def still_open(self) -> int:
+        return sum(1 for c in self.connections if c.sock is not None and c.sock.fileno() != -1)
+
+    def close(self) -> None:
+        for connection in self.connections:
+            connection.close()
+
+
+@dataclass
+class Outcome:
+    label: str
+    status: int
+    throughput: float = 0.0
+    p99_ms: float = float("nan")
+    streams: int = 0
+
+
+def run_one(repo: Path, label: str, args: argparse.Namespace) -> Outcome:
     root = Path(tempfile.mkdtemp(prefix="memory-panel-load-"))
     home, data = root / "home", root / "data"
     home.mkdir()
     seed_home(home)
     env = _env(home, data)
-    _manage(env, "migrate", "--noinput", "-v", "0")
-    _manage(env, "createsuperuser", "--noinput", "--username", "owner", "--email", "owner@example.invalid")
-    token = _manage(env, "api_token", "create", "--user", "owner", "--name", "load").strip()
+    _manage(env, "migrate", "--noinput", "-v", "0", repo=repo)
+    _manage(env, "createsuperuser", "--noinput", "--username", "owner", "--email", "owner@example.invalid", repo=repo)
+    token = _manage(env, "api_token", "create", "--user", "owner", "--name", "load", repo=repo).strip()
     port = free_port()
+    # The server's output goes to a file, never an unread pipe: a full pipe blocks the server on
+    # its next log line, which under load looks like a hang of every client at once.
+    server_log = (root / "server.log").open("w+b")
     server = subprocess.Popen(
-        [sys.executable, str(REPO / "manage.py"), "serve", "--port", str(port), "--threads", str(args.threads)],
-        cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, str(repo / "manage.py"), "serve", "--port", str(port), "--threads", str(args.threads)],
+        cwd=repo, env=env, stdout=server_log, stderr=subprocess.STDOUT,
     )
+    outcome = Outcome(label=label, status=1)
+    streams: Streams | None = None
+    print(f"--- {label}: {repo}")
     try:
         wait_listening(port, server)
         base = f"http://127.0.0.1:{port}"
@@ -211,32 +284,87 @@ def main() -> int:
         # Warm up: the first requests load schemas and templates.
         warm = Tally()
         client(port, cookies[0], token, time.monotonic() + 2, 0, warm)
+        if args.streams:
+            streams = Streams(port, session_cookie(base), args.streams)
+            if not streams.open():
+                print(f"({label} has no event streams: measured without them)")
+                streams = None
         tallies = [Tally() for _ in range(args.clients)]
         until = time.monotonic() + args.duration
         workers = [threading.Thread(target=client, args=(port, cookies[i], token, until, i, tallies[i]))
                    for i in range(args.clients)]
+        stalls: list[str] = []
+        watchdog = threading.Thread(target=watch_for_stalls, args=(tallies, until, stalls), daemon=True)
         started = time.monotonic()
+        for tally in tallies:
+            tally.last_answer = started
+        watchdog.start()
         for worker in workers:
             worker.start()
         for worker in workers:
             worker.join()
-        status = report(tallies, time.monotonic() - started, args.clients, args.threads)
+        elapsed = time.monotonic() - started
+        status = report(tallies, elapsed, args.clients, label)
+        everything = [v for t in tallies for r in ROUTES for v in t.latencies[r]]
+        outcome.throughput = len(everything) / elapsed
+        outcome.p99_ms = percentile(everything, 0.99) * 1000
+        if streams is not None:
+            outcome.streams = streams.still_open()
+            print(f"idle event streams: {streams.opened} opened, {outcome.streams} still open at the end, "
+                  f"{len(streams.errors)} refused")
+            if streams.errors or outcome.streams != args.streams:
+                status = 1
+        if elapsed > args.duration + 2 * REQUEST_TIMEOUT_S or stalls:
+            print(f"FAILED: the run stalled ({'; '.join(stalls) or f'took {elapsed:.0f} s'})")
+            status = 1
+        outcome.status = status
     finally:
+        if streams is not None:
+            streams.close()
         server.terminate()
         try:
-            server.wait(timeout=15)
+            server.wait(timeout=20)
         except subprocess.TimeoutExpired:
+            print("FAILED: the server did not stop within 20 s of SIGTERM")
+            outcome.status = 1
             server.kill()
             server.wait()
-        stderr = server.stderr.read().decode("utf-8", "replace") if server.stderr else ""
-        if re.search(r"Traceback|ERROR", stderr):
-            print("server log had errors:\n" + stderr[-3000:])
-            status = 1
+        server_log.seek(0)
+        log = server_log.read().decode("utf-8", "replace")
+        server_log.close()
+        print(f"server log: {len(log.splitlines())} lines")
+        if re.search(r"Traceback|ERROR", log):
+            print("server log had errors:\n" + log[-3000:])
+            outcome.status = 1
         if args.keep:
             print(f"kept {root}")
         else:
             shutil.rmtree(root, ignore_errors=True)
-    return status
+    return outcome
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--duration", type=float, default=30.0)
+    parser.add_argument("--threads", type=int, default=8, help="serve --threads")
+    parser.add_argument("--streams", type=int, default=20, help="idle event streams held open meanwhile")
+    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT",
+                        help="another checkout (e.g. a copy of main) to run first, same machine, same load")
+    parser.add_argument("--keep", action="store_true", help="keep the temporary home and database")
+    args = parser.parse_args()
+
+    outcomes = []
+    if args.compare_with:
+        outcomes.append(run_one(args.compare_with.resolve(), "baseline", args))
+    outcomes.append(run_one(REPO, "this checkout", args))
+    print("--- summary")
+    for outcome in outcomes:
+        print(f"{outcome.label:<14} {outcome.throughput:8.1f} req/s   p99 {outcome.p99_ms:6.1f} ms   "
+              f"idle streams open {outcome.streams}   {'ok' if outcome.status == 0 else 'FAILED'}")
+    if len(outcomes) == 2 and outcomes[0].throughput:
+        print(f"throughput ratio (this / baseline): {outcomes[1].throughput / outcomes[0].throughput:.2f}x")
+    return max(o.status for o in outcomes)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,9 @@ Goals (issue 5): the API at least as fast as hermes-agent 0.19.0's own server on
 ``--hermes-python /tmp/hermes-0190/bin/python`` (an interpreter where hermes-agent 0.19.0 is
 installed; never a dependency of this project) also runs the same API requests against 0.19.0's
 own dashboard app, in that interpreter, on an identical home, so both sets of figures come from
-the same machine at the same moment.
+the same machine at the same moment; then it starts both real servers (``manage.py serve`` and
+0.19.0's app on uvicorn) and sends them the same API requests over HTTP, interleaved, and prints
+the GET and PUT ratios (goal: 0.8 or less and 1.0 or less).
 """
 
 from __future__ import annotations
@@ -142,6 +144,123 @@ measure("0.19.0: PUT /api/memory/providers/hindsight/config",
 """
 
 
+# Runs inside the hermes-agent interpreter: its dashboard app on uvicorn, as `hermes dashboard` serves it.
+HERMES_HTTP = r"""
+import sys
+import uvicorn
+from hermes_cli import web_server
+
+uvicorn.run(web_server.app, host="127.0.0.1", port=int(sys.argv[1]), log_level="warning", access_log=False)
+"""
+HTTP_TOKEN = "bench-session-token"  # noqa: S105 - 0.19.0's dashboard token in a throwaway home
+PASSWORD = "bench passphrase 7, not a secret"  # noqa: S105 - a throwaway account
+
+
+def _wait_listening(port: int, process: subprocess.Popen, log: Path) -> None:
+    import socket
+
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            if process.poll() is not None:
+                raise SystemExit(f"a server exited before listening:\n{log.read_text()[-2000:]}") from None
+            time.sleep(0.1)
+    raise SystemExit("a server did not start listening")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def _http_side_by_side(python: str, *, plugins: int, requests: int) -> None:
+    """Both real servers at once, each on an identical home, the same requests over keep-alive
+    HTTP, interleaved one by one so that both see the same machine load."""
+    import http.client
+
+    root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-http-"))
+    (root / "user").mkdir()
+    ours_home, theirs_home = _prepare(root / "ours", plugins), _prepare(root / "theirs", plugins)
+    base_env = {k: v for k, v in os.environ.items() if not k.startswith(("PANEL_", "DJANGO_", "HERMES_"))}
+    ours_env = {**base_env, "HERMES_HOME": str(ours_home), "PANEL_DATA_DIR": str(root / "ours" / "panel"),
+                "HOME": str(root / "user"), "DJANGO_SETTINGS_MODULE": "admin_panel.settings",
+                "DJANGO_SUPERUSER_PASSWORD": PASSWORD}
+    theirs_env = {**base_env, "HERMES_HOME": str(theirs_home), "HOME": str(root / "user"),
+                  "HERMES_DASHBOARD_SESSION_TOKEN": HTTP_TOKEN, "PYTHONPATH": ""}
+
+    def manage(*args: str) -> str:
+        done = subprocess.run([sys.executable, str(REPO / "manage.py"), *args], cwd=REPO, env=ours_env,
+                              capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            raise SystemExit(f"manage.py {' '.join(args)} failed:\n{done.stderr[-2000:]}")
+        return done.stdout
+
+    manage("migrate", "--noinput", "-v", "0")
+    manage("createsuperuser", "--noinput", "--username", "bench", "--email", "bench@example.invalid")
+    token = manage("api_token", "create", "--user", "bench", "--name", "bench").strip()
+    ours_port, theirs_port = _free_port(), _free_port()
+    ours_log, theirs_log = root / "ours.log", root / "theirs.log"
+    servers = [
+        subprocess.Popen([sys.executable, str(REPO / "manage.py"), "serve", "--port", str(ours_port)], cwd=REPO,
+                         env=ours_env, stdout=ours_log.open("wb"), stderr=subprocess.STDOUT),
+        subprocess.Popen([python, "-c", HERMES_HTTP, str(theirs_port)], cwd=root, env=theirs_env,
+                         stdout=theirs_log.open("wb"), stderr=subprocess.STDOUT),
+    ]
+    try:
+        _wait_listening(ours_port, servers[0], ours_log)
+        _wait_listening(theirs_port, servers[1], theirs_log)
+        sides = {"ours": (ours_port, token), "0.19.0": (theirs_port, HTTP_TOKEN)}
+        connections = {name: http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+                       for name, (port, _) in sides.items()}
+        config = "/api/memory/providers/hindsight/config?surface=declared"
+        timings: dict[tuple[str, str], list[float]] = {}
+
+        def one(name: str, method: str, i: int) -> None:
+            port, secret = sides[name]
+            headers = {"X-Hermes-Session-Token": secret, "Host": f"127.0.0.1:{port}"}
+            body = None
+            if method == "PUT":
+                body = json.dumps({"values": {"timeout": 100 + (i % 50), "bank_id": f"bank-{i % 7}"}})
+                headers["Content-Type"] = "application/json"
+            started = time.perf_counter()
+            connections[name].request(method, config, body=body, headers=headers)
+            response = connections[name].getresponse()
+            payload = response.read()
+            elapsed = (time.perf_counter() - started) * 1000
+            if response.status != 200:
+                raise SystemExit(f"{name} {method}: HTTP {response.status}: {payload[:300]!r}")
+            if i >= 0:
+                timings.setdefault((name, method), []).append(elapsed)
+
+        for i in range(-20, requests):  # negative rounds warm caches and are not counted
+            for method in ("GET", "PUT"):
+                for name in (sides if i % 2 else reversed(list(sides))):
+                    one(name, method, i)
+        print(f"over HTTP, both servers running, {requests} interleaved requests each (keep-alive, one client):")
+        for method in ("GET", "PUT"):
+            medians = {}
+            for name in sides:
+                median, p95 = _percentiles(timings[(name, method)])
+                medians[name] = median
+                print(f"  {name:<7} {method} /api/memory/providers/hindsight/config  median {median:6.2f} ms  "
+                      f"p95 {p95:6.2f} ms")
+            print(f"  {method} ratio ours / 0.19.0: {medians['ours'] / medians['0.19.0']:.2f}")
+    finally:
+        for server in servers:
+            server.terminate()
+        for server in servers:
+            try:
+                server.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                server.kill()
+
+
 def _measure_hermes(python: str, *, plugins: int, requests: int) -> None:
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-hermes-"))
     home = _prepare(root, plugins)
@@ -208,6 +327,7 @@ def main() -> None:
     _measure("PUT /api/memory/providers/hindsight/config", put, args.requests)
     if args.hermes_python:
         _measure_hermes(args.hermes_python, plugins=args.plugins, requests=args.requests)
+        _http_side_by_side(args.hermes_python, plugins=args.plugins, requests=args.requests)
     else:
         print("(add --hermes-python PY to measure hermes-agent 0.19.0's own server here too)")
 

@@ -175,19 +175,23 @@ def _stat_token(path: Path) -> str:
     return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
 
 
-def fingerprint(home: Home) -> str:
-    """Changes whenever either store, its backups, the pending queue or config.yaml changes.
-
-    Only ``stat`` calls, no reads: cheap enough to poll every few seconds.
-    """
+def fingerprint_paths(home: Home) -> tuple[Path, ...]:
+    """The files and folders whose change the memory pages show (also what a change feed watches)."""
     root = resolve_home(home)
     memories = root / "memories"
-    paths = (
+    return (
         memories / "MEMORY.md",
         memories / "USER.md",
         memories,
         pending_dir(root),
         config_path(root),
     )
-    joined = "|".join(_stat_token(path) for path in paths)
+
+
+def fingerprint(home: Home) -> str:
+    """Changes whenever either store, its backups, the pending queue or config.yaml changes.
+
+    Only ``stat`` calls, no reads: cheap enough to poll every few seconds.
+    """
+    joined = "|".join(_stat_token(path) for path in fingerprint_paths(home))
     return hashlib.blake2b(joined.encode("ascii"), digest_size=8).hexdigest()

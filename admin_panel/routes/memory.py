@@ -7,6 +7,7 @@ from admin_panel.views import memory
 urlpatterns: list[URLPattern] = [
     path("memory/", memory.memory_page, name="memory"),
     path("memory/poll/", memory.memory_poll, name="memory_poll"),
+    path("memory/events/", memory.memory_events, name="memory_events"),
     path("memory/snapshot/", memory.memory_snapshot, name="memory_snapshot"),
     path("memory/blocked/", memory.memory_blocked, name="memory_blocked"),
     path("memory/delete/", memory.memory_delete_confirm, name="memory_delete_confirm"),

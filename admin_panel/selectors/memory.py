@@ -33,6 +33,7 @@ from memory_core.state import (
     read_all_states,
     read_store_state,
 )
+from memory_core.state import fingerprint_paths as memory_fingerprint_paths
 
 KEY_LENGTH = 32
 # The memory page points to maintenance from this share of a store's budget.
@@ -286,6 +287,11 @@ def store_state(*, home: Path, target: str) -> StoreState:
 def current_fingerprint(*, home: Path) -> str:
     """The poll's only work while nothing changes: a few ``stat`` calls."""
     return fingerprint(home)
+
+
+def fingerprint_paths(*, home: Path) -> tuple[Path, ...]:
+    """What the fingerprint is taken from, for the change feed to watch."""
+    return memory_fingerprint_paths(home)
 
 
 # --- resolving references -------------------------------------------------------------------------

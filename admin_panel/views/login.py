@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.forms.utils import ErrorDict
@@ -9,6 +11,8 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 
 from admin_panel.services.login_throttle import clear_failures, is_locked_out, record_failure
+
+logger = logging.getLogger("admin_panel.sign_in")
 
 
 def client_address(request: HttpRequest) -> str:
@@ -25,10 +29,13 @@ class ThrottledLoginView(auth_views.LoginView):
             form.cleaned_data = {}
             form._errors = ErrorDict()
             form.add_error(None, _("Too many failed sign-in attempts. Wait 15 minutes, then try again."))
+            # The username is not logged: people type their password into it by mistake.
+            logger.warning("Refused sign-in from %s: locked out after repeated failures", address)
             return self.render_to_response(self.get_context_data(form=form), status=429)
         response = super().post(request, *args, **kwargs)
         if request.user.is_authenticated:
             clear_failures(username=username)
         else:
             record_failure(username=username, address=address)
+            logger.warning("Refused sign-in from %s: wrong username or password", address)
         return response

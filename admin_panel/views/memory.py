@@ -20,10 +20,11 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from admin_panel.event_stream import event_stream
 from admin_panel.forms.memory import BackupSelectionForm, EntryForm, EntrySelectionForm, PendingActionForm
 from admin_panel.home import current_home
 from admin_panel.localisation import localise_message
-from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
 from admin_panel.selectors import memory as selectors
 from admin_panel.services import memory as services
 from admin_panel.services.maintenance import record_budget_samples
@@ -224,6 +225,15 @@ def memory_poll(request: HttpRequest) -> HttpResponse:
     # Set by hand rather than with never_cache: this runs twice a second per open tab.
     response["Cache-Control"] = "no-store"
     return response
+
+
+@require_GET
+@viewer_required
+def memory_events(request: HttpRequest) -> HttpResponse:
+    """Server-sent events carrying the stores' fingerprint whenever it changes (never content)."""
+    home = current_home()
+    return event_stream(request, paths=selectors.fingerprint_paths(home=home),
+                        fingerprint=lambda: selectors.current_fingerprint(home=home), allowed=can_view)
 
 
 # --- adding and editing ---------------------------------------------------------------------------

@@ -8,6 +8,7 @@ only ever evaluated statically. "Try it" plans a save and shows it; nothing is e
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -19,10 +20,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 import provider_schemas
+from admin_panel.event_stream import event_stream
 from admin_panel.forms.provider import Submission, build_rows, hidden_summary, parse_submission, sections
 from admin_panel.home import current_home
 from admin_panel.localisation import localise_provider_state
-from admin_panel.permissions import staff_required
+from admin_panel.permissions import can_change, staff_required
 from admin_panel.selectors import preview as selectors
 
 FINGERPRINT_HEADER = "X-Preview-Fingerprint"
@@ -38,6 +40,10 @@ def _poll_url(choice: selectors.Choice, *, static: bool) -> str:
     if static:
         query["mode"] = selectors.MODE_STATIC
     return f"{reverse('schema_preview_poll')}?{urlencode(query)}"
+
+
+def _stream_url(choice: selectors.Choice) -> str:
+    return f"{reverse('schema_preview_events')}?{urlencode({'choice': choice.id})}"
 
 
 def _too_big(request: HttpRequest) -> bool:
@@ -146,6 +152,7 @@ def _render_preview(
     loaded = context["loaded"]
     if loaded.choice is not None:
         context["poll_url"] = _poll_url(loaded.choice, static=loaded.mode == selectors.MODE_STATIC)
+        context["stream_url"] = _stream_url(loaded.choice)
     if request.htmx:
         # htmx swaps only 2xx answers; the fragment itself says what went wrong.
         response = render(request, "preview/partials/_preview.html", context)
@@ -184,6 +191,7 @@ def preview_page(request: HttpRequest) -> HttpResponse:
     with selectors.preview_session(home=home, loaded=loaded) as session:
         context.update(_fragment_context(request, session=session))
     context["poll_url"] = _poll_url(choice, static=static)
+    context["stream_url"] = _stream_url(choice)
     response = render(request, "preview/page.html", context)
     response[FINGERPRINT_HEADER] = loaded.fingerprint
     return response
@@ -207,9 +215,23 @@ def preview_poll(request: HttpRequest) -> HttpResponse:
     with selectors.preview_session(home=home, loaded=loaded) as session:
         context = _fragment_context(request, session=session)
     context["poll_url"] = _poll_url(choice, static=loaded.mode == selectors.MODE_STATIC)
+    context["stream_url"] = _stream_url(choice)
     response = render(request, "preview/partials/_preview.html", context)
     response[FINGERPRINT_HEADER] = loaded.fingerprint
     return response
+
+
+@require_GET
+@staff_required
+def preview_events(request: HttpRequest) -> HttpResponse:
+    """Server-sent events carrying the chosen file's fingerprint whenever it changes (never content)."""
+    home = current_home()
+    try:
+        choice = selectors.resolve_choice(home=home, choice_id=request.GET.get("choice", ""))
+    except selectors.ChoiceRefused as exc:
+        return HttpResponse(exc.message, status=404, content_type="text/plain; charset=utf-8")
+    return event_stream(request, paths=[os.path.realpath(choice.path)],
+                        fingerprint=lambda: selectors.file_fingerprint(choice), allowed=can_change)
 
 
 @require_http_methods(["GET", "POST"])

@@ -56,7 +56,7 @@ def test_it_binds_only_loopback_by_default(tmp_path):
         assert _listening_addresses(server.port) == {"0100007F"}  # 127.0.0.1, little-endian hex
         with urllib.request.urlopen(f"http://127.0.0.1:{server.port}/accounts/login/") as response:
             assert response.status == 200
-            # waitress with ident="memory-panel"; Django's development server says "WSGIServer/...".
+            # serve names itself; Django's development server says "WSGIServer/...".
             assert response.headers.get("Server") == "memory-panel"
         outside = _non_loopback_ipv4()
         if outside:

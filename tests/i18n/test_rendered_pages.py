@@ -216,6 +216,8 @@ NOT_PAGES = {
     "memory_undo_dismiss": "POST-only: redirects",
     "memory_maintenance_undo": "POST-only: redirects",
     "schema_preview_poll": "hot-reload poll: 204 or a fragment of the preview page",
+    "memory_events": "event stream: fingerprints only, no text",
+    "schema_preview_events": "event stream: fingerprints only, no text",
 }
 
 

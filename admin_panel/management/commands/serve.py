@@ -1,11 +1,20 @@
-"""``manage.py serve``: migrate, then serve the panel with waitress (never runserver)."""
+"""``manage.py serve``: migrate, then serve the panel with uvicorn over ASGI (never runserver).
+
+uvicorn holds the pages' open event streams on its event loop (no worker per tab), parses HTTP
+with httptools, and is the server hermes-agent's own dashboard runs on. The socket is bound here,
+before any address is printed, so a printed sign-in link always finds a listening socket and a
+port in use fails before a link is made.
+"""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
+import socket
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -16,15 +25,55 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from admin_panel.demo_memory import DEMO_STATES, apply_demo_state
 
 LOOPBACK = "127.0.0.1"
+# Open event streams are ended on shutdown; a request still running gets this long to finish.
+GRACEFUL_SHUTDOWN_SECONDS = 10
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on ``host:port`` (IPv4 or IPv6, as the name resolves)."""
+    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        if family == socket.AF_INET6:
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError:
+        sock.close()
+        raise
+    sock.set_inheritable(True)
+    return sock
+
+
+def _server_class():  # uvicorn is imported only when serving
+    import uvicorn
+
+    class PanelServer(uvicorn.Server):
+        threads = 8
+
+        def handle_exit(self, sig: int, frame: object) -> None:
+            from admin_panel.change_feed import close_change_feed
+
+            close_change_feed()  # open streams end now instead of holding the shutdown
+            super().handle_exit(sig, frame)
+
+        async def serve(self, sockets: list[socket.socket] | None = None) -> None:
+            asyncio.get_running_loop().set_default_executor(
+                ThreadPoolExecutor(max_workers=self.threads, thread_name_prefix="panel"))
+            await super().serve(sockets=sockets)
+
+    return PanelServer
 
 
 class Command(BaseCommand):
-    help = "Serve memory-panel on a production WSGI server (loopback by default)."
+    help = "Serve memory-panel on a production ASGI server, uvicorn (loopback by default)."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=LOOPBACK, help="Address to bind (default 127.0.0.1).")
         parser.add_argument("--port", type=int, default=8000, help="Port to bind (default 8000).")
-        parser.add_argument("--threads", type=int, default=8, help="Worker threads (default 8).")
+        parser.add_argument("--threads", type=int, default=8,
+                            help="Request worker threads (default 8); event streams need none.")
         parser.add_argument(
             "--demo",
             nargs="?",
@@ -111,10 +160,10 @@ class Command(BaseCommand):
         self.stderr.write(f"Warning: this home keeps its secrets in the OS keyring. {check.english()}")
 
     def _serve(self, *, host: str, port: int, threads: int, demo_history: bool = False) -> None:
-        import waitress
+        import uvicorn
 
+        from admin_panel.asgi import build_application
         from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
-        from admin_panel.wsgi import application
         from provider_schemas.locks import recover
 
         call_command("migrate", interactive=False, verbosity=0)
@@ -135,8 +184,7 @@ class Command(BaseCommand):
             )
         # Bind before printing any address, so a printed link always finds a listening socket.
         try:
-            server = waitress.create_server(application, host=host, port=port, threads=threads,
-                                            ident="memory-panel")
+            sock = bind_socket(host, port)
         except OSError as exc:
             raise CommandError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
         self.stdout.write(f"memory-panel: HERMES_HOME={home}")
@@ -149,4 +197,12 @@ class Command(BaseCommand):
             )
         self.stdout.write(f"memory-panel: serving on {base_url}/ (Ctrl+C to stop)")
         sys.stdout.flush()
-        server.run()
+        config = uvicorn.Config(
+            build_application(threads=threads), lifespan="off", log_config=None, access_log=False, server_header=False,
+            # Never trust X-Forwarded-For from loopback: the sign-in throttle counts REMOTE_ADDR.
+            proxy_headers=False,
+            headers=[("Server", "memory-panel")], timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
+        )
+        server = _server_class()(config)
+        server.threads = threads
+        server.run(sockets=[sock])

@@ -1,11 +1,9 @@
 // memory-panel: the live memory view. Every page works without this file (a Reload link, and a
-// real page behind every form); with it, the stores update in place while the agent writes them,
+// real page behind every form); with it (and live.js), the stores update in place while the agent writes them,
 // and forms open in a dialog.
 "use strict";
 
 (function () {
-  var POLL_MS = 500;
-  var RETRY_MS = 3000;
   var FINGERPRINT_HEADER = "X-Memory-Fingerprint";
 
   // ---------------------------------------------------------------------------------------------
@@ -88,10 +86,10 @@
   }
 
   // ---------------------------------------------------------------------------------------------
-  // Polling: ask every POLL_MS whether anything changed (a 204 costs the server a few stat calls),
-  // and only then fetch and apply the new live part. Paused while the tab is hidden.
+  // Live updates: live.js tells us the stores' fingerprint (pushed by the server, or polled where
+  // streams are blocked); when it differs from ours we fetch the live part once and merge it.
 
-  var live = { root: null, fingerprint: "", timer: null, inflight: false, stopped: false };
+  var live = { root: null, fingerprint: "", inflight: null, again: false, stopped: false, connection: null };
 
   function setStatus(state) {
     var status = document.getElementById("memory-live-status");
@@ -123,24 +121,19 @@
     live.root.dispatchEvent(new CustomEvent("memory:updated", { bubbles: true }));
   }
 
-  function schedule(delay) {
-    clearTimeout(live.timer);
-    if (!live.stopped) { live.timer = setTimeout(poll, delay); }
-  }
-
   function stop() {
     live.stopped = true;
-    clearTimeout(live.timer);
+    if (live.connection) { live.connection.stop(); }
     setStatus("stopped");
   }
 
-  function poll() {
-    if (live.stopped || live.inflight) { return; }
-    if (document.hidden) { setStatus("paused"); return; }
-    live.inflight = true;
+  // One fetch of the live part: 204 while nothing changed, else the fragment and its fingerprint.
+  // A change announced while a fetch runs is fetched again when it ends.
+  function refresh() {
+    if (live.stopped) { return Promise.resolve(); }
+    if (live.inflight) { live.again = true; return live.inflight; }
     var url = live.root.getAttribute("data-poll-url") + "&fp=" + encodeURIComponent(live.fingerprint);
-    var next = POLL_MS;
-    fetch(url, { credentials: "same-origin", cache: "no-store", headers: { "Accept": "text/html" } })
+    live.inflight = fetch(url, { credentials: "same-origin", cache: "no-store", headers: { "Accept": "text/html" } })
       .then(function (response) {
         if (response.status === 204) { setStatus("live"); return null; }
         var fingerprint = response.headers.get(FINGERPRINT_HEADER);
@@ -152,25 +145,23 @@
           setStatus("live");
         });
       })
-      .catch(function () {
-        setStatus("retrying");
-        next = RETRY_MS;
-      })
+      .catch(function () { setStatus("retrying"); })
       .then(function () {
-        live.inflight = false;
-        if (!document.hidden) { schedule(next); }
+        live.inflight = null;
+        if (live.again) { live.again = false; return refresh(); }
+        return null;
       });
+    return live.inflight;
   }
 
-  function onVisibility() {
-    if (live.stopped) { return; }
-    if (document.hidden) {
-      clearTimeout(live.timer);
-      setStatus("paused");
-    } else {
-      setStatus("live");
-      schedule(0);
-    }
+  function startLive() {
+    var streamUrl = live.root.getAttribute("data-stream-url");
+    live.connection = window.PanelLive.connect(streamUrl, {
+      change: function (fingerprint) { if (fingerprint !== live.fingerprint) { refresh(); } },
+      poll: refresh,
+      end: stop,
+      status: setStatus,
+    });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -277,8 +268,7 @@
     live.root = document.querySelector("[data-live-root]");
     if (!live.root) { return; }
     live.fingerprint = live.root.getAttribute("data-fingerprint") || "";
-    document.addEventListener("visibilitychange", onVisibility);
     setStatus(document.hidden ? "paused" : "live");
-    schedule(POLL_MS);
+    if (window.PanelLive) { startLive(); }
   });
 })();

@@ -1,13 +1,13 @@
-// memory-panel: schema preview hot reload. Without this file everything still works: reload the
+// memory-panel: schema preview hot reload (pushed through live.js). Without this file everything still works: reload the
 // page by hand to see a saved file, and "Try it" posts the form normally.
 "use strict";
 
 (function () {
-  const POLL_MS = 500;
   const POLL_HEADER = "X-Preview-Poll";
-  let timer = null;
-  let inFlight = false;
+  let inFlight = null;
+  let again = false;
   let stopped = false;
+  let connection = null;
   let openSections = [];
 
   function region() {
@@ -19,44 +19,42 @@
     return holder === null ? "" : holder.getAttribute("data-fingerprint");
   }
 
-  function schedule(delay) {
-    if (stopped || timer !== null) {
-      return;
-    }
-    timer = window.setTimeout(() => {
-      timer = null;
-      poll();
-    }, delay);
-  }
-
-  // Ask the server whether the file changed: 204 leaves the page alone, 200 carries the fresh
-  // preview, which htmx swaps in (so the provider form's own scripts re-initialise it).
-  function poll() {
+  // Ask the server for the file's preview: 204 leaves the page alone, 200 carries the fresh
+  // preview, which htmx swaps in (so the provider form's own scripts re-initialise it). Called when
+  // the pushed fingerprint differs from the page's (or on each poll where streams are blocked).
+  function refresh() {
     const root = region();
     if (root === null || stopped || typeof window.htmx === "undefined") {
-      return;
+      return Promise.resolve();
     }
     const base = root.getAttribute("data-poll-url");
-    if (!base || document.hidden) {
-      return; // a hidden tab does not poll; visibilitychange resumes it
+    if (!base) {
+      return Promise.resolve();
     }
-    if (inFlight) {
-      schedule(POLL_MS);
-      return;
+    if (inFlight !== null) {
+      again = true;
+      return inFlight;
     }
-    inFlight = true;
     const url = base + "&fp=" + encodeURIComponent(fingerprintOf(root));
     const headers = {};
     headers[POLL_HEADER] = "1";
     const done = () => {
-      inFlight = false;
-      schedule(POLL_MS);
+      inFlight = null;
+      if (again) {
+        again = false;
+        return refresh();
+      }
+      return null;
     };
-    window.htmx.ajax("GET", url, { target: root, swap: "innerHTML", headers: headers }).then(done, done);
+    inFlight = window.htmx.ajax("GET", url, { target: root, swap: "innerHTML", headers: headers }).then(done, done);
+    return inFlight;
   }
 
   function stop() {
     stopped = true;
+    if (connection !== null) {
+      connection.stop();
+    }
     const live = document.getElementById("preview-live");
     const banner = document.getElementById("preview-stopped");
     if (live !== null && banner !== null) {
@@ -112,13 +110,21 @@
     }
   });
 
-  document.addEventListener("visibilitychange", () => {
-    if (!document.hidden) {
-      schedule(0);
-    }
-  });
-
   document.addEventListener("DOMContentLoaded", () => {
-    schedule(POLL_MS);
+    const root = region();
+    const streamUrl = root === null ? null : root.getAttribute("data-stream-url");
+    if (!streamUrl || !window.PanelLive) {
+      return;
+    }
+    connection = window.PanelLive.connect(streamUrl, {
+      change: (fingerprint) => {
+        const current = region();
+        if (current !== null && fingerprint !== fingerprintOf(current)) {
+          refresh();
+        }
+      },
+      poll: refresh,
+      end: stop,
+    });
   });
 })();
