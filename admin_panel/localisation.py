@@ -1,7 +1,7 @@
 """Texts that come from outside the templates, in the reader's language.
 
 Three sources, in this order, for a provider's labels, descriptions, info texts, placeholders and
-option texts: the provider's own ``translations.json`` (``provider_schemas.translations``), then
+option texts: the provider's own ``translations.json`` (``provider_schemas.loading.translations``), then
 the panel's gettext catalog (the bundled providers' texts are listed in
 ``admin_panel/i18n_strings.py``), then the original text. The threat scanner's plain-language
 explanations are English constants in ``memory_core``; they are translated here through the same
@@ -23,7 +23,7 @@ from django.utils import translation
 from django.utils.translation import gettext_noop
 
 from provider_schemas.config_schema import ProviderConfigSchema, ProviderField, ProviderFieldOption
-from provider_schemas.translations import FieldText, LanguageTable, load_translations
+from provider_schemas.loading.translations import FieldText, LanguageTable, load_translations
 
 
 def active_language() -> str:
@@ -125,7 +125,7 @@ def _localise_option_dicts(
 
 
 def localise_field_state(state: Any, table: LanguageTable | None) -> Any:
-    """A copy of a ``provider_schemas.state.FieldState`` with its texts in the reader's language."""
+    """A copy of a ``provider_schemas.reading.state.FieldState`` with its texts in the reader's language."""
     original: ProviderField = state.field
     localised = localise_field(original, table)
     # The state's placeholder may be computed per home (a honcho host name); only the declared
@@ -142,7 +142,7 @@ def localise_field_state(state: Any, table: LanguageTable | None) -> Any:
 
 
 def localise_provider_state(state: Any) -> Any:
-    """A copy of a ``provider_schemas.state.ProviderState`` for display in the reader's language.
+    """A copy of a ``provider_schemas.reading.state.ProviderState`` for display in the reader's language.
 
     Only texts change: keys, values, sources, visibility and the fingerprint are the same, so the
     copy can also be handed to the save path.
@@ -189,7 +189,7 @@ def not_ready_message(exc: Any) -> str:
 
 
 def localise_entry(entry: Any, *, table: LanguageTable | None = None) -> Any:
-    """A copy of a ``provider_schemas.discovery.ProviderEntry`` with label and description translated."""
+    """A copy of a ``provider_schemas.loading.discovery.ProviderEntry`` with label and description translated."""
     if table is None:
         table = provider_table(getattr(entry, "directory", None))
     label = _pick(table.label if table else None, entry.label)
@@ -212,7 +212,7 @@ def localise_provider_row(row: Mapping[str, Any], *, directory: Path | None) -> 
 
 def provider_directory(*, home: Path, name: str, origin: str | None) -> Path | None:
     """Where a provider's files (and its translations.json) live, from its listing row."""
-    from provider_schemas.discovery import BUNDLED_DIR
+    from provider_schemas.loading.discovery import BUNDLED_DIR
 
     if origin == "bundled":
         return BUNDLED_DIR / name
@@ -249,8 +249,8 @@ def finding_category(finding: Any) -> str:
 
 # --- provider_schemas' diagnostics for schema authors (the schema preview) -----------------------
 
-# Every message the declaration checks (provider_schemas.checks), the linter (provider_schemas.lint),
-# the static evaluator (provider_schemas.static_eval) and the loader (provider_schemas.loader) write,
+# Every message the declaration checks (provider_schemas.loading.checks), the linter (provider_schemas.loading.lint),
+# the static evaluator (provider_schemas.loading.static_eval) and the loader (provider_schemas.loading.loader) write,
 # plus the most common messages of Python itself that they pass on (a syntax error, a call of
 # ProviderField with a wrong argument). Values are code: keys as repr() writes them, type names,
 # variable names, line numbers; they are inserted unchanged. Order matters where one template is
@@ -434,7 +434,7 @@ SCHEMA_DIAGNOSTIC_TEMPLATES = (
 # template below is the engine's wording with %(name)s for the variable parts: an engine message
 # that matches one is shown through the catalog with the same values; any other text is shown as
 # it is. Most specific first.
-# provider_schemas.constraints: messages for people when a declared constraint fails (issue 14).
+# provider_schemas.loading.constraints: messages for people when a declared constraint fails (issue 14).
 # Bounded number messages come before the bare ones, and the pattern-hint one comes last: a bare
 # template would otherwise take the range or the whole message into its placeholder.
 CONSTRAINT_TEMPLATES = (
@@ -513,7 +513,7 @@ MESSAGE_TEMPLATES = (
     gettext_noop("%(file)s is not valid %(format)s (%(problem)s). Fix or remove the file first."),
     gettext_noop("Secret store unavailable: %(reason)s"),
     gettext_noop("Memory provider '%(name)s' is not ready (%(status)s). Configure it in the dashboard first."),
-    # notices of provider_schemas.state and traps
+    # notices of provider_schemas.reading.state and traps
     gettext_noop(
         "Stored as the text %(value)s, not a boolean; the plugin may read any non-empty text as true. "
         "Saving this field writes a real boolean."

@@ -34,8 +34,8 @@ from provider_schemas import (  # noqa: E402 - after the path setup
     read_provider,
     save_provider,
 )
-from provider_schemas.lint import lint  # noqa: E402
-from provider_schemas.loader import cache_stats  # noqa: E402
+from provider_schemas.loading.lint import lint  # noqa: E402
+from provider_schemas.loading.loader import cache_stats  # noqa: E402
 
 
 def measure(fn: Callable[[int], object], rounds: int, *, warmup: int = 2) -> tuple[float, float]:

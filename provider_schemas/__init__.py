@@ -6,18 +6,6 @@ The public API is re-exported here; docs/provider_schemas.md describes it.
 
 from __future__ import annotations
 
-from provider_schemas.checks import check_schema, declaration_problems
-from provider_schemas.discovery import (
-    BUILTIN_NAME,
-    BUNDLED_PROVIDERS,
-    Discovery,
-    ProviderEntry,
-    ShadowedPlugin,
-    UnaddressablePlugin,
-    discover,
-    get_provider,
-    get_provider_config_schema,
-)
 from provider_schemas.errors import (
     BodyError,
     ConflictError,
@@ -31,19 +19,22 @@ from provider_schemas.errors import (
     ValidationFailed,
 )
 from provider_schemas.homes import display_path, profile_home, profile_name, root_home
-from provider_schemas.lint import LintFinding, has_errors, lint
-from provider_schemas.loader import clear_schema_cache, load_schema
-from provider_schemas.memory_settings import (
-    MEMORY_KEYS,
-    MemorySettings,
-    activate,
-    check_ready,
-    deactivate,
-    read_memory_settings,
-    save_memory_settings,
+from provider_schemas.loading.checks import check_schema, declaration_problems
+from provider_schemas.loading.discovery import (
+    BUILTIN_NAME,
+    BUNDLED_PROVIDERS,
+    Discovery,
+    ProviderEntry,
+    ShadowedPlugin,
+    UnaddressablePlugin,
+    discover,
+    get_provider,
+    get_provider_config_schema,
 )
-from provider_schemas.names import check_provider_name, is_provider_name, normalise_active_provider
-from provider_schemas.payload import (
+from provider_schemas.loading.lint import LintFinding, has_errors, lint
+from provider_schemas.loading.loader import clear_schema_cache, load_schema
+from provider_schemas.loading.names import check_provider_name, is_provider_name, normalise_active_provider
+from provider_schemas.reading.payload import (
     field_payload,
     no_schema_payload,
     parse_put_body,
@@ -54,7 +45,24 @@ from provider_schemas.payload import (
     schema_error_payload,
     validation_error_payload,
 )
-from provider_schemas.planning import (
+from provider_schemas.reading.state import (
+    FieldState,
+    Notice,
+    ProviderState,
+    StorageInfo,
+    active_provider,
+    read_provider,
+)
+from provider_schemas.saving.memory_settings import (
+    MEMORY_KEYS,
+    MemorySettings,
+    activate,
+    check_ready,
+    deactivate,
+    read_memory_settings,
+    save_memory_settings,
+)
+from provider_schemas.saving.planning import (
     Change,
     SavePlan,
     SaveResult,
@@ -65,7 +73,6 @@ from provider_schemas.planning import (
 )
 from provider_schemas.secret_stores import SECRET_STORES, keyring_service
 from provider_schemas.secret_stores.environment import keyring_environment
-from provider_schemas.state import FieldState, Notice, ProviderState, StorageInfo, active_provider, read_provider
 
 __all__ = [
     "BUILTIN_NAME",

@@ -204,8 +204,8 @@ def honcho_hosts(*, home: Path) -> list[HonchoProfileHost]:
     """The Honcho host block of every usable profile around ``home``, resolved exactly as the
     provider page resolves its own (the first existing file, ``HERMES_HONCHO_HOST`` from the
     profile's ``.env``, ``defaultHost`` for the ``hermes`` host, legacy block keys)."""
-    from provider_schemas.envfile import read_env
     from provider_schemas.homes import display_path
+    from provider_schemas.storage.env_file import read_env
     from provider_schemas.storage.honcho import block_key, host_block, resolve_target
 
     rows = []

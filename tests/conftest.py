@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from hypothesis import settings as hypothesis_settings
 
-from provider_schemas.locks import recover
+from provider_schemas.saving.locks import recover
 
 # Under CI=true every property test draws the same examples on every run (a seed derived from the
 # test itself), with no example database and with the health checks on, so a red run is
@@ -55,7 +55,7 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 @pytest.fixture(autouse=True)
 def fresh_schema_cache() -> Iterator[None]:
     """Schema files are cached per process; each test starts and ends with an empty cache."""
-    from provider_schemas.loader import clear_schema_cache
+    from provider_schemas.loading.loader import clear_schema_cache
 
     clear_schema_cache()
     yield

@@ -47,7 +47,7 @@ class KillingKeyring(KeyringBackend):
 
 
 def main(argv: list[str]) -> int:
-    from provider_schemas.secret_moves import move_secrets
+    from provider_schemas.saving.secret_moves import move_secrets
 
     home, to, method, nth = argv
     keyring.set_keyring(KillingKeyring(method, int(nth)))

@@ -32,12 +32,18 @@ from django.utils.translation import gettext as _
 import provider_schemas
 from admin_panel.selectors import providers as provider_selectors
 from provider_schemas.config_schema import ProviderConfigSchema
-from provider_schemas.discovery import BUNDLED_DIR, BUNDLED_PROVIDERS, SCHEMA_FILE, ProviderEntry, passes_marker_test
-from provider_schemas.payload import provider_config_payload, schema_error_payload
+from provider_schemas.loading.discovery import (
+    BUNDLED_DIR,
+    BUNDLED_PROVIDERS,
+    SCHEMA_FILE,
+    ProviderEntry,
+    passes_marker_test,
+)
+from provider_schemas.loading.source_lines import field_lines
+from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source
+from provider_schemas.reading.payload import provider_config_payload, schema_error_payload
+from provider_schemas.reading.state import ProviderState, active_provider, load_model, state_from_model
 from provider_schemas.secret_stores import ENV_FILE, KEYRING
-from provider_schemas.source_lines import field_lines
-from provider_schemas.state import ProviderState, active_provider, load_model, state_from_model
-from provider_schemas.static_eval import StaticEvalError, evaluate_schema_source
 
 BUNDLED = "bundled"
 PLUGIN = "plugin"
@@ -310,7 +316,7 @@ class FindingView:
 def lint_findings(schema: ProviderConfigSchema, *, text: str, expected_name: str | None) -> list[FindingView]:
     """provider_schemas' lint of a loaded schema, each finding placed at the ``ProviderField(...)``
     call declaring its key, with that call's source lines."""
-    findings = provider_schemas.lint(schema, name=expected_name)
+    findings = provider_schemas.loading.lint(schema, name=expected_name)
     lines = text.splitlines()
     try:
         declared = field_lines(text)
@@ -527,7 +533,7 @@ def _plan_for_schema(
     """Plan a save for a schema object. ``provider_schemas.plan_save`` finds the provider by name
     in ``home``; a pasted or out-of-home schema is not discoverable there, so this runs the same
     planner on a model of the schema itself."""
-    from provider_schemas.planning import plan_model
+    from provider_schemas.saving.planning import plan_model
 
     model = load_model(home=home, schema=schema, secret_store=secret_store)
     return plan_model(model=model, entry=entry, values=dict(values), clear=list(clear), expected_fingerprint=None)

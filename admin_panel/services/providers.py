@@ -30,7 +30,7 @@ from admin_panel.selectors.providers import (
     secret_store_for,
 )
 from admin_panel.services import audit
-from provider_schemas import secret_moves
+from provider_schemas.saving import secret_moves
 from provider_schemas.secret_stores.probe import require_keyring
 
 User = AbstractBaseUser | AnonymousUser | None

@@ -24,7 +24,7 @@ from admin_panel.localisation import (
 from admin_panel.permissions import can_change, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
-from provider_schemas import secret_moves
+from provider_schemas.saving import secret_moves
 from provider_schemas.secret_stores.probe import check_keyring
 
 

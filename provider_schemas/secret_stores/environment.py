@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from provider_schemas.discovery import discover
-from provider_schemas.envfile import read_env
 from provider_schemas.errors import SecretStoreUnavailable
-from provider_schemas.lint import _names_a_credential as names_a_credential  # the one credential-name rule
+from provider_schemas.loading.discovery import discover
+from provider_schemas.loading.lint import _names_a_credential as names_a_credential  # the one credential-name rule
 from provider_schemas.secret_stores.keyring_store import KeyringStore
+from provider_schemas.storage.env_file import read_env
 
 
 def declared_secret_variables(*, home: Path) -> list[str]:

@@ -1,2 +1,2 @@
 """Storage documents: read a location into plain data, render new content. No writing here:
-``provider_schemas.transaction`` writes everything at once."""
+``provider_schemas.saving.transaction`` writes everything at once."""

@@ -21,7 +21,7 @@ from ruamel.yaml.comments import CommentedMap
 from ruamel.yaml.error import YAMLError as RuamelError
 from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
-from provider_schemas.values import to_plain
+from provider_schemas.reading.values import to_plain
 
 BOM = b"\xef\xbb\xbf"
 CONFIG_VERSION = 33

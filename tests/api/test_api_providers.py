@@ -71,7 +71,7 @@ def test_it_answers_404_for_invalid_names_before_touching_any_path(owner_client,
         raise AssertionError("the name guard must run before any file access")
 
     monkeypatch.setattr("admin_panel.views.api.current_home", no_disk)
-    monkeypatch.setattr("provider_schemas.discovery.get_provider", no_disk)
+    monkeypatch.setattr("provider_schemas.loading.discovery.get_provider", no_disk)
     for response in (owner_client.get(CONFIG.format(path)), put(owner_client, CONFIG.format(path), {"values": {}})):
         assert response.status_code == 404
         assert response.json() == {"detail": detail}

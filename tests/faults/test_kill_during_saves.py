@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from memory_core.entries import parse_entries
-from provider_schemas.envfile import read_env
+from provider_schemas.storage.env_file import read_env
 from tests.faults.panel import Browser, prepare_panel, serve
 
 pytestmark = pytest.mark.slow

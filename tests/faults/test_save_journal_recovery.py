@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from provider_schemas import save_provider
-from provider_schemas.journal import journal_path
+from provider_schemas.saving.journal import journal_path
 from tests.faults.panel import serve
 from tests.provider_schemas import journal_workers
 

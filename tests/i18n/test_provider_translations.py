@@ -18,7 +18,7 @@ from admin_panel.localisation import (
 )
 from memory_core.threats import scan_detailed
 from provider_schemas.config_schema import KIND_SECRET, KIND_SELECT, ProviderField, ProviderFieldOption
-from provider_schemas.translations import (
+from provider_schemas.loading.translations import (
     MAX_FILE_BYTES,
     TranslationsError,
     load_translations,
@@ -174,7 +174,7 @@ def test_it_picks_up_an_edited_file_and_reports_a_broken_one(tmp_path):
 
 
 def test_it_names_keys_that_match_nothing_in_the_schema(tmp_path):
-    from provider_schemas.loader import load_schema
+    from provider_schemas.loading.loader import load_schema
 
     directory = _plugin(tmp_path)
     schema = load_schema(directory / "config_schema.py", name="notes")

@@ -31,7 +31,7 @@ from admin_panel.selectors.memory import entry_key
 from admin_panel.services.audit import record
 from memory_core import list_pending
 from memory_core.state import list_backups
-from provider_schemas.discovery import BUNDLED_PROVIDERS
+from provider_schemas.loading.discovery import BUNDLED_PROVIDERS
 from tests.security.site import page_routes
 
 pytestmark = pytest.mark.django_db

@@ -3,7 +3,7 @@ refusals, load errors) reach a Chinese reader in Chinese, with their code values
 
 provider_schemas writes them in English (the CLI and the API keep that wording); the preview shows
 them through ``admin_panel.localisation.localise_message``. The bad schemas below are built to
-trip every rule of ``provider_schemas.checks`` and ``provider_schemas.lint``; the file fixtures and
+trip every rule of ``provider_schemas.loading.checks`` and ``provider_schemas.loading.lint``; the file fixtures and
 the static evaluator's refused constructs are the ones the provider_schemas tests use.
 """
 
@@ -31,8 +31,8 @@ from provider_schemas.config_schema import (
     ProviderField,
     ProviderFieldOption,
 )
-from provider_schemas.lint import lint
-from provider_schemas.static_eval import StaticEvalError, evaluate_schema_source
+from provider_schemas.loading.lint import lint
+from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source
 from tests.i18n.test_rendered_pages import (
     BADCHECK_SCHEMA,
     LINTY_SCHEMA,

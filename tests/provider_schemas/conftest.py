@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from provider_schemas.locks import recover
+from provider_schemas.saving.locks import recover
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "schemas"
 MARKER_INIT = "# A memory provider plugin: register_memory_provider(...) lives here.\n"

@@ -46,7 +46,8 @@ def save_killed_after_renames(home: str, user_home: str, name: str, values: dict
 def save_killed_before_journal(home: str, user_home: str, name: str, values: dict[str, Any]) -> None:
     """Save, and die once every temp is written but before the intent journal exists."""
     os.environ["HOME"] = user_home
-    from provider_schemas import journal, save_provider
+    from provider_schemas import save_provider
+    from provider_schemas.saving import journal
 
     def die(*_args: Any, **_kwargs: Any) -> None:
         _die()
@@ -70,7 +71,7 @@ def save_holding_the_lock(home: str, user_home: str, markers: str, values: dict[
     """Take the home lock, wait until another process is blocked on it, save, mark, release."""
     os.environ["HOME"] = user_home
     from provider_schemas import save_provider
-    from provider_schemas.locks import home_lock, lock_path
+    from provider_schemas.saving.locks import home_lock, lock_path
 
     marks = Path(markers)
     _wait_for(marks / "B-planned")
@@ -91,7 +92,7 @@ def plan_then_commit_after_the_other(home: str, user_home: str, markers: str, va
     os.environ["HOME"] = user_home
     from provider_schemas import commit_save, plan_save
     from provider_schemas.errors import ConflictError
-    from provider_schemas.locks import home_lock
+    from provider_schemas.saving.locks import home_lock
 
     marks = Path(markers)
     plan = plan_save(home=Path(home), name="jsonprov", values=values)

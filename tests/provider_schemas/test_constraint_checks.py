@@ -19,8 +19,8 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
-from provider_schemas.lint import lint
-from provider_schemas.static_eval import StaticEvalError, evaluate_schema_source, run_static_check
+from provider_schemas.loading.lint import lint
+from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source, run_static_check
 
 
 def schema(*fields: ProviderField) -> ProviderConfigSchema:

@@ -14,7 +14,7 @@ from provider_schemas import (
     get_provider,
     get_provider_config_schema,
 )
-from provider_schemas.names import check_provider_name, normalise_active_provider
+from provider_schemas.loading.names import check_provider_name, normalise_active_provider
 
 from .conftest import MARKER_INIT, install_plugin
 

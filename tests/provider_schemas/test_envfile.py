@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 
-from provider_schemas.envfile import apply_changes, env_from_text, parse, quote_value, read_env
+from provider_schemas.storage.env_file import apply_changes, env_from_text, parse, quote_value, read_env
 from tests.strategies import stripped_text
 
 DOTENV_PYTHON = Path("/tmp/hermes-0190/bin/python")
@@ -141,7 +141,7 @@ def test_it_matches_the_real_python_dotenv_on_tricky_files() -> None:
 
 
 def _doc(text: str):
-    from provider_schemas.envfile import EnvDoc
+    from provider_schemas.storage.env_file import EnvDoc
 
     bindings = parse(text)
     return EnvDoc(

@@ -17,7 +17,7 @@ from provider_schemas import (
     load_schema,
 )
 from provider_schemas.config_schema import ProviderConfigSchema, ProviderField
-from provider_schemas.loader import cache_stats
+from provider_schemas.loading.loader import cache_stats
 
 from .conftest import FIXTURES, install_plugin
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from provider_schemas import discover, get_provider, read_provider
-from provider_schemas.read_cache import per_file_version
-from provider_schemas.state import active_provider
+from provider_schemas.reading.read_cache import per_file_version
+from provider_schemas.reading.state import active_provider
 from tests.edits import rewrite_same_size
 
 from .conftest import MARKER_INIT, install_plugin

@@ -15,8 +15,8 @@ import pytest
 
 from provider_schemas import save_provider
 from provider_schemas.errors import SaveFailed
-from provider_schemas.journal import JournalEntry, journal_path, sha256, write_journal
-from provider_schemas.locks import home_lock, lock_path, recover
+from provider_schemas.saving.journal import JournalEntry, journal_path, sha256, write_journal
+from provider_schemas.saving.locks import home_lock, lock_path, recover
 
 from . import journal_workers
 from .conftest import install_plugin
@@ -110,7 +110,7 @@ def test_it_never_rolls_forward_over_a_file_someone_changed_after_the_crash(save
     _kill_between_renames(saved_home, user_home)
     agent_env = "# the agent rewrote this\nJSONPROV_API_KEY=sk-agent-3333\n"
     (saved_home / ".env").write_text(agent_env, encoding="utf-8")
-    caplog.set_level(logging.WARNING, logger="provider_schemas.journal")
+    caplog.set_level(logging.WARNING, logger="provider_schemas.saving.journal")
 
     recovery = recover(home=saved_home)
 
@@ -134,7 +134,7 @@ def test_it_leaves_the_files_alone_when_the_new_version_of_a_file_is_gone(saved_
     _kill_between_renames(saved_home, user_home)
     for name in _temps(saved_home):
         (saved_home / name).unlink()
-    caplog.set_level(logging.WARNING, logger="provider_schemas.journal")
+    caplog.set_level(logging.WARNING, logger="provider_schemas.saving.journal")
 
     recovery = recover(home=saved_home)
 
@@ -151,7 +151,7 @@ def test_it_warns_by_name_about_keyring_entries_an_interrupted_save_was_changing
     with home_lock(agent_home):
         write_journal(agent_home, [JournalEntry(agent_home / ".gone.tmp", target, sha256(b"{}") or "", None)],
                       ["JSONPROV_API_KEY"])
-    caplog.set_level(logging.WARNING, logger="provider_schemas.journal")
+    caplog.set_level(logging.WARNING, logger="provider_schemas.saving.journal")
 
     recovery = recover(home=agent_home)  # the file already holds its new bytes: nothing to rename
 
@@ -184,7 +184,7 @@ def test_it_drops_the_journal_when_a_rename_fails_and_everything_is_rolled_back(
 
 
 def test_it_writes_no_journal_for_a_one_file_save(saved_home, monkeypatch) -> None:
-    from provider_schemas import journal
+    from provider_schemas.saving import journal
 
     written: list[Path] = []
     real_write = journal.write_journal

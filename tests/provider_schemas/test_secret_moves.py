@@ -14,10 +14,11 @@ import pytest
 from keyring.backend import KeyringBackend
 from keyring.backends import SecretService
 
-from provider_schemas import journal, keyring_service
+from provider_schemas import keyring_service
 from provider_schemas.errors import SaveFailed, SecretStoreUnavailable, StorageParseError
-from provider_schemas.locks import recover
-from provider_schemas.secret_moves import (
+from provider_schemas.saving import journal
+from provider_schemas.saving.locks import recover
+from provider_schemas.saving.secret_moves import (
     MoveChanged,
     every_profile_home,
     move_secrets,

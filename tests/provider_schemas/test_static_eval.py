@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 import provider_schemas
 from provider_schemas import config_schema as cs
-from provider_schemas.static_eval import MAX_SOURCE_BYTES, StaticEvalError, evaluate_schema_source
+from provider_schemas.loading.static_eval import MAX_SOURCE_BYTES, StaticEvalError, evaluate_schema_source
 
 BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent / "bundled"
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "static"

@@ -10,7 +10,7 @@ import pytest
 from django.core.management import call_command
 
 import provider_schemas
-from provider_schemas.static_eval import run_static_check
+from provider_schemas.loading.static_eval import run_static_check
 
 BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent / "bundled"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from provider_schemas import plan_save, prospective_visibility, read_provider
-from provider_schemas.state import load_model
+from provider_schemas.reading.state import load_model
 
 from .conftest import install_plugin
 

@@ -55,7 +55,7 @@ class Command(BaseCommand):
             run_preview(path=options["path"], port=options["port"], out=self.stdout)
             return
         if action == "check" and options.get("static"):
-            from provider_schemas.static_eval import run_static_check
+            from provider_schemas.loading.static_eval import run_static_check
 
             status = run_static_check(
                 options["path"], out=self.stdout, err=self.stderr, name=options.get("name"), strict=options["strict"]

@@ -23,9 +23,9 @@ import provider_schemas
 from admin_panel.selectors.providers import SECRET_STORES, secret_store_for
 from admin_panel.services import providers as services
 from admin_panel.services.audit import command_username
-from provider_schemas import secret_moves
 from provider_schemas.cli import secrets_exec
 from provider_schemas.homes import profile_home
+from provider_schemas.saving import secret_moves
 from provider_schemas.secret_stores.probe import check_keyring
 
 STORE_WORDS = {"env_file": "the .env file", "keyring": "the OS keyring"}

@@ -164,7 +164,7 @@ class Command(BaseCommand):
 
         from admin_panel.asgi import build_application
         from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
-        from provider_schemas.locks import recover
+        from provider_schemas.saving.locks import recover
 
         call_command("migrate", interactive=False, verbosity=0)
         home = Path(settings.HERMES_HOME)

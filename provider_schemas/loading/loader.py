@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from provider_schemas import config_schema as declaration_module
-from provider_schemas.checks import check_schema
 from provider_schemas.config_schema import ProviderConfigSchema
 from provider_schemas.errors import SchemaLoadError
-from provider_schemas.source_lines import field_lines
+from provider_schemas.loading.checks import check_schema
+from provider_schemas.loading.source_lines import field_lines
 
 MODULE_PREFIX = "_hermes_memory_config_schema"
 _ALIAS_NAMES = ("plugins", "plugins.memory", "plugins.memory.config_schema")

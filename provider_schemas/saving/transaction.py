@@ -9,7 +9,7 @@
 
 A process killed in step 3 cannot roll back; a save touching several files (or files and keyring
 entries) is therefore made crash-atomic by rolling *forward*: an intent journal is written before the
-first rename and removed after the last operation (``provider_schemas.journal``), and the next holder
+first rename and removed after the last operation (``provider_schemas.saving.journal``), and the next holder
 of the home lock completes it. Temps are named ``.<target>.memory-panel.<random>.tmp``; our stale ones
 in each target's folder are removed before writing (callers hold the home lock, so none is in flight).
 """
@@ -22,11 +22,11 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from provider_schemas import journal
 from provider_schemas.errors import ConflictError, SaveFailed, SecretStoreUnavailable
-from provider_schemas.journal import fsync_dir as _fsync_dir
-from provider_schemas.journal import write_temp as _write_temp
-from provider_schemas.locks import held_home
+from provider_schemas.saving import journal
+from provider_schemas.saving.journal import fsync_dir as _fsync_dir
+from provider_schemas.saving.journal import write_temp as _write_temp
+from provider_schemas.saving.locks import held_home
 from provider_schemas.secret_stores.keyring_store import KeyringStore
 
 logger = logging.getLogger(__name__)
@@ -82,7 +82,7 @@ def commit(
     Call it under ``home_lock(home)``; ``home`` defaults to the home whose lock this thread holds
     and is where the intent journal of a multi-file commit goes.
 
-    ``move`` (``{"to": store, "names": [...]}``, ``provider_schemas.secret_moves``) journals the
+    ``move`` (``{"to": store, "names": [...]}``, ``provider_schemas.saving.secret_moves``) journals the
     commit as a move of secrets and orders it so each value is always in one store at least: keyring
     entries are set *before* the files are renamed when moving to the keyring."""
     for w in writes:

@@ -18,8 +18,13 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
-from provider_schemas.discovery import ProviderEntry, get_provider
-from provider_schemas.engine import (
+from provider_schemas.errors import SchemaLoadError, UnknownProvider
+from provider_schemas.loading.discovery import ProviderEntry, get_provider
+from provider_schemas.loading.names import normalise_active_provider
+from provider_schemas.loading.traps import placeholder, provider_warnings
+from provider_schemas.reading.read_cache import per_file_version
+from provider_schemas.reading.values import to_edit_string, when_matches
+from provider_schemas.saving.engine import (
     SOURCE_ALIAS,
     SOURCE_DEFAULT,
     SOURCE_ENV_FALLBACK,
@@ -29,13 +34,8 @@ from provider_schemas.engine import (
     Model,
     Resolution,
 )
-from provider_schemas.errors import SchemaLoadError, UnknownProvider
-from provider_schemas.names import normalise_active_provider
-from provider_schemas.read_cache import per_file_version
 from provider_schemas.secret_stores import ENV_FILE
 from provider_schemas.storage.yaml_doc import read_yaml_doc
-from provider_schemas.traps import placeholder, provider_warnings
-from provider_schemas.values import to_edit_string, when_matches
 
 NO_ENV_KEY_NOTE = "This secret has no env_key; the panel cannot store it."
 SYNTHETIC_DESCRIPTION = "Stored value not offered by this schema"

@@ -36,9 +36,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from provider_schemas import config_schema as declaration_module
-from provider_schemas.checks import declaration_problems
 from provider_schemas.config_schema import ProviderConfigSchema, ProviderField, ProviderFieldOption
-from provider_schemas.source_lines import field_lines
+from provider_schemas.loading.checks import declaration_problems
+from provider_schemas.loading.source_lines import field_lines
 
 __all__ = [
     "DECLARATION_MODULE_NAMES",
@@ -610,7 +610,7 @@ def run_static_check(
     problem and advice, with field lines, the provider name against the file's directory unless
     ``name`` is given) and returns 1 for errors, or for any finding when ``strict``.
     """
-    from provider_schemas.lint import has_errors, lint
+    from provider_schemas.loading.lint import has_errors, lint
 
     target = Path(path)
     try:

@@ -6,11 +6,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from provider_schemas.discovery import BUILTIN_NAME, Discovery, discover, empty_setup
 from provider_schemas.errors import BodyError, SchemaLoadError, ValidationFailed
-from provider_schemas.planning import SaveResult
+from provider_schemas.loading.discovery import BUILTIN_NAME, Discovery, discover, empty_setup
+from provider_schemas.reading.state import (
+    FieldState,
+    ProviderState,
+    active_provider,
+    empty_state,
+    load_model,
+    state_from_model,
+)
+from provider_schemas.saving.planning import SaveResult
 from provider_schemas.secret_stores import ENV_FILE
-from provider_schemas.state import FieldState, ProviderState, active_provider, empty_state, load_model, state_from_model
 
 MISSING_DESCRIPTION = "Configured provider was not found."
 

@@ -9,7 +9,7 @@ read-modify-write of a save. ``config.yaml`` and ``.env`` themselves are never l
 does not lock them and must never be blocked by the panel.
 
 Right after taking the lock, a save journal left by a killed panel process is completed
-(``provider_schemas.journal``), so every holder sees finished saves only.
+(``provider_schemas.saving.journal``), so every holder sees finished saves only.
 
 When the lock file cannot be created (read-only or missing home) the lock is the in-process one
 only; a warning is logged once per home, and any write into such a home fails on its own.
@@ -25,7 +25,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
-from provider_schemas import journal
+from provider_schemas.saving import journal
 
 logger = logging.getLogger(__name__)
 

@@ -1,6 +1,6 @@
 """Intent journal that makes a multi-file save crash-atomic by rolling forward (config-schema.md §7.7).
 
-Protocol, always followed under the home lock (``provider_schemas.locks``):
+Protocol, always followed under the home lock (``provider_schemas.saving.locks``):
 
 1. every new content is written to a temp file beside its target, named
    ``.<target name>.memory-panel.<random>.tmp``, and fsynced;
@@ -19,7 +19,7 @@ logged. Keyring operations cannot be replayed (values are never journalled); a j
 keyring entries produces a warning naming them.
 
 A journal with a ``move`` section belongs to a move of secrets between ``.env`` and the keyring;
-``provider_schemas.secret_moves.finish_interrupted_move`` finishes it instead, taking the values
+``provider_schemas.saving.secret_moves.finish_interrupted_move`` finishes it instead, taking the values
 from the store that still holds them.
 """
 
@@ -211,7 +211,7 @@ def write_journal(
         "keyring": list(keyring_names),
     }
     if move is not None:
-        doc["move"] = move  # a move of secrets: its own roll-forward (provider_schemas.secret_moves)
+        doc["move"] = move  # a move of secrets: its own roll-forward (provider_schemas.saving.secret_moves)
     data = json.dumps(doc, indent=1).encode("utf-8")
     fd = os.open(path, _JOURNAL_FLAGS, 0o600)  # FileExistsError: a live journal is never replaced
     try:
@@ -275,7 +275,7 @@ def complete_pending(home: Path) -> Recovery | None:
 
     move = _move_section(raw)
     if move is not None:
-        from provider_schemas.secret_moves import finish_interrupted_move
+        from provider_schemas.saving.secret_moves import finish_interrupted_move
 
         return finish_interrupted_move(home, entries, move)
 

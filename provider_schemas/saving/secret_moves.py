@@ -28,16 +28,16 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from provider_schemas import journal
-from provider_schemas.envfile import EnvDoc, read_env, render
 from provider_schemas.errors import StorageParseError
 from provider_schemas.homes import PROFILE_NAME_RE, root_home
-from provider_schemas.locks import home_lock
+from provider_schemas.saving import journal
+from provider_schemas.saving.locks import home_lock
+from provider_schemas.saving.transaction import FileWrite, KeyringOp, commit
 from provider_schemas.secret_stores import ENV_FILE, KEYRING, SECRET_STORES
 from provider_schemas.secret_stores.environment import declared_secret_variables
 from provider_schemas.secret_stores.keyring_store import KeyringStore
+from provider_schemas.storage.env_file import EnvDoc, read_env, render
 from provider_schemas.storage.json_doc import real_target
-from provider_schemas.transaction import FileWrite, KeyringOp, commit
 
 logger = logging.getLogger(__name__)
 

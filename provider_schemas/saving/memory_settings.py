@@ -12,7 +12,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from provider_schemas.discovery import BUILTIN_NAME, get_provider
 from provider_schemas.errors import (
     ConflictError,
     InvalidProviderName,
@@ -21,14 +20,15 @@ from provider_schemas.errors import (
     UnknownProvider,
     ValidationFailed,
 )
-from provider_schemas.locks import home_lock
-from provider_schemas.names import normalise_active_provider
+from provider_schemas.loading.discovery import BUILTIN_NAME, get_provider
+from provider_schemas.loading.names import normalise_active_provider
+from provider_schemas.reading.state import Notice, fingerprint_changes, make_fingerprint
+from provider_schemas.reading.values import FALSE_WORDS, TRUE_WORDS, normalise_input, parse_number
+from provider_schemas.saving.locks import home_lock
+from provider_schemas.saving.transaction import FileWrite, commit
 from provider_schemas.secret_stores import ENV_FILE
-from provider_schemas.state import Notice, fingerprint_changes, make_fingerprint
 from provider_schemas.storage.json_doc import real_target
 from provider_schemas.storage.yaml_doc import SectionEdit, YamlDoc, apply_edits, read_yaml_doc
-from provider_schemas.transaction import FileWrite, commit
-from provider_schemas.values import FALSE_WORDS, TRUE_WORDS, normalise_input, parse_number
 
 # key → (type, default the agent applies, minimum for ints)
 MEMORY_KEYS: dict[str, tuple[str, Any, int | None]] = {
@@ -231,7 +231,7 @@ def save_memory_settings(
 def check_ready(*, home: Path, name: str, secret_store: str) -> None:
     """The activation rules (§8.2) for ``name``, without writing: raises ``UnknownProvider`` (not
     installed, or the built-in name) or ``NotReady`` (schema fails to load, required secrets missing)."""
-    from provider_schemas.state import read_provider
+    from provider_schemas.reading.state import read_provider
 
     try:
         entry = get_provider(home=home, name=name)
