@@ -41,7 +41,7 @@ STAFF_ROUTES = {
     "schema_preview_try", "schema_preview_field", "audit_revert", "memory_merge", "memory_maintenance_undo",
     "people", "people_invite", "people_set_role", "people_deactivate", "people_activate", "people_reset_link",
     "profiles_copy", "profiles_copy_review", "profiles_copy_apply",
-    "schema_preview_try", "schema_preview_field", "audit_revert", "schema_preview_events",
+    "schema_preview_events",
 }
 BACKUP_NAME = "MEMORY.md.bak.1700000000"
 MEMORY_TEXT = "Repo uses uv for Python deps.\n§\nCI runs on GitHub Actions."
