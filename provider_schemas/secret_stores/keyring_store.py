@@ -1,7 +1,9 @@
 """The OS keyring as a secret store (config-schema.md §6.4).
 
 Service ``memory-panel:<resolved HERMES_HOME>``, user name = the variable name. Every keyring
-failure becomes ``SecretStoreUnavailable`` with a reason that never contains a secret value.
+failure becomes ``SecretStoreUnavailable`` with a reason that never contains a secret value; that
+includes backends' own exception types, which are not all ``KeyringError`` (secretstorage raises
+``SecretServiceNotAvailableException`` when no session bus is reachable).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import os
 from pathlib import Path
 
 import keyring
-from keyring.errors import KeyringError, PasswordDeleteError
+from keyring.errors import PasswordDeleteError
 
 from provider_schemas.errors import SecretStoreUnavailable
 
@@ -55,13 +57,13 @@ class KeyringStore:
     def get(self, name: str) -> str | None:
         try:
             return keyring.get_password(self.service, name)
-        except (KeyringError, RuntimeError, OSError) as exc:
+        except Exception as exc:
             raise _unavailable(exc) from None
 
     def set(self, name: str, value: str) -> None:
         try:
             keyring.set_password(self.service, name, value)
-        except (KeyringError, RuntimeError, OSError) as exc:
+        except Exception as exc:
             raise _unavailable(exc, hide=value) from None
 
     def delete(self, name: str) -> None:
@@ -69,7 +71,7 @@ class KeyringStore:
             keyring.delete_password(self.service, name)
         except PasswordDeleteError:
             return  # already absent
-        except (KeyringError, RuntimeError, OSError) as exc:
+        except Exception as exc:
             raise _unavailable(exc) from None
 
     def get_many(self, names: list[str]) -> dict[str, str]:

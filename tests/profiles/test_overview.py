@@ -124,7 +124,7 @@ def test_it_links_other_profiles_with_the_profile_parameter_and_its_own_home_wit
     assert rows["default"].cells["provider"].url == "/providers/"
 
 
-def test_it_shows_the_secret_store_each_profile_uses(home: Path, owner) -> None:
+def test_it_shows_the_secret_store_each_profile_uses(home: Path, owner, dict_keyring) -> None:
     from admin_panel.services.providers import set_secret_store
 
     ops = make_profile(home, "ops")

@@ -149,10 +149,10 @@ def test_it_refuses_the_command_line_switch_to_a_locked_keyring(home, real_keyri
 def test_it_refuses_to_start_with_panel_secret_store_keyring_when_the_keyring_fails(
     home, settings, fail_keyring, monkeypatch: pytest.MonkeyPatch
 ):
-    import waitress
+    from admin_panel.management.commands import serve
 
     settings.PANEL_SECRET_STORE = "keyring"
-    monkeypatch.setattr(waitress, "create_server", lambda *a, **kw: pytest.fail("the server must not start"))
+    monkeypatch.setattr(serve, "bind_socket", lambda *a, **kw: pytest.fail("the server must not start"))
 
     with pytest.raises(CommandError, match=r"PANEL_SECRET_STORE=keyring is refused.*keyring\.backends\.fail"):
         call_command("serve", stdout=io.StringIO(), stderr=io.StringIO())
