@@ -35,6 +35,7 @@ ARTIFACTS_DIR = Path(__file__).resolve().parent.parent / "test-artifacts"
 # Browser tests wait on conditions (an element, a URL, a request), never for a length of time. This
 # bound only stops a hang, so it is far above what a loaded 2-core machine ever needs.
 BROWSER_TIMEOUT_MS = 30_000
+DOCS_SCREENSHOTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 PASSWORD = "correct horse battery staple"
 
 
@@ -235,6 +236,17 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS_DIR / f"{safe}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+def keep_for_docs(path: Path, *, issue: int) -> Path:
+    """With ``DOCS_SCREENSHOTS=1``, copy a screenshot from test-artifacts/ to the documentation's
+    ``docs/screenshots/issue-N/``; a normal run never changes a tracked file."""
+    if os.environ.get("DOCS_SCREENSHOTS", "") in ("", "0"):
+        return path
+    target = DOCS_SCREENSHOTS_DIR / f"issue-{issue}"
+    target.mkdir(parents=True, exist_ok=True)
+    shutil.copy(path, target / path.name)
+    return target / path.name
 
 
 @pytest.fixture

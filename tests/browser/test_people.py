@@ -7,7 +7,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from admin_panel.permissions import VIEWER, role_of
-from tests.conftest import screenshot
+from tests.conftest import keep_for_docs, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
@@ -84,15 +84,7 @@ def test_it_asks_before_deactivating_and_refuses_the_last_admin_in_the_browser(s
 
 
 def _shoot(page, name: str) -> None:
-    """A screenshot in test-artifacts/; with DOCS_SCREENSHOTS=1 also the documentation's copy."""
-    import os
-    from pathlib import Path
-
-    path = screenshot(page, name)
-    if os.environ.get("DOCS_SCREENSHOTS", "") not in ("", "0"):
-        target = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "issue-15"
-        target.mkdir(parents=True, exist_ok=True)
-        (target / path.name).write_bytes(path.read_bytes())
+    keep_for_docs(screenshot(page, name), issue=15)
 
 
 @pytest.mark.parametrize(("language", "people", "audit"), [("en-US", "People", "Audit log"),

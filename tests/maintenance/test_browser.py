@@ -3,16 +3,13 @@ and in Chinese (the screenshots of docs/screenshots/issue-18 come from here)."""
 
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import expect
 
 from admin_panel.demo import seed_demo_home
 from admin_panel.demo_memory import seed_budget_history
 from memory_core.entries import DELIMITER
-from tests.conftest import screenshot
+from tests.conftest import keep_for_docs, screenshot
 from tests.memory_view.helpers import read_store, write_store
 from tests.memory_view.test_browser_live import sign_in
 
@@ -25,17 +22,10 @@ ENTRIES = [
     "Yesterday we moved CI to GitHub Actions.",
     "CI runs on GitHub Actions.",
 ]
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "issue-18"
 
 
 def _keep(page, name: str) -> None:
-    """A screenshot in test-artifacts/, copied to the docs when asked (KEEP_SCREENSHOTS=1)."""
-    import os
-
-    path = screenshot(page, name)
-    if os.environ.get("KEEP_SCREENSHOTS"):
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, SCREENSHOTS / path.name)
+    keep_for_docs(screenshot(page, name), issue=18)
 
 
 def test_it_merges_a_duplicate_group_from_the_maintenance_page(page, live_server, owner, home):

@@ -5,17 +5,13 @@ files alone otherwise)."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
-from tests.conftest import ARTIFACTS_DIR
+from tests.conftest import ARTIFACTS_DIR, keep_for_docs
 from tests.providers_ui.helpers import snapshot_files
 
 pytestmark = pytest.mark.django_db
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "issue-14"
 
 CASES = {
     "en": {
@@ -41,9 +37,7 @@ def _shoot(page, key: str, name: str) -> None:
     ARTIFACTS_DIR.mkdir(exist_ok=True)
     path = ARTIFACTS_DIR / name
     page.locator(f'[data-key="{key}"]').screenshot(path=str(path))
-    if os.environ.get("DOCS_SCREENSHOTS", "") not in ("", "0"):
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        (SHOTS / name).write_bytes(path.read_bytes())
+    keep_for_docs(path, issue=14)
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])

@@ -4,7 +4,6 @@ key, and check what the agent would get with ``secrets exec -- env`` in a child 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -13,25 +12,22 @@ import keyring
 import pytest
 from keyring.backends import fail
 
-from tests.conftest import ARTIFACTS_DIR
+from tests.conftest import ARTIFACTS_DIR, keep_for_docs
 from tests.providers_ui.helpers import write
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 REPO = Path(__file__).resolve().parents[2]
-SHOTS = REPO / "docs" / "screenshots" / "issue-16"
 ENV_TEXT = "# my agent\nOTHER=1\nMEM0_API_KEY=m0-browser-value\nSUPERMEMORY_API_KEY=sm-browser-value\n"
 NEW_KEY = "hs-browser-new-key-5K"
 
 
 def _section_shot(page, name: str) -> Path:
-    """The store card as a PNG in test-artifacts/ (copied to docs/ when SCREENSHOTS_TO_DOCS is set)."""
+    """The store card as a PNG in test-artifacts/ (and in docs/ with DOCS_SCREENSHOTS=1)."""
     ARTIFACTS_DIR.mkdir(exist_ok=True)
     path = ARTIFACTS_DIR / f"{name}.png"
     page.locator("#secret-store").screenshot(path=str(path))
-    if os.environ.get("SCREENSHOTS_TO_DOCS"):
-        SHOTS.mkdir(parents=True, exist_ok=True)
-        shutil.copy(path, SHOTS / path.name)
+    keep_for_docs(path, issue=16)
     return path
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from pathlib import Path
 
 import pytest
 from django.test import Client
@@ -13,11 +12,10 @@ from playwright.sync_api import expect
 
 from admin_panel.demo import seed_demo_home
 from memory_core.history.schema import create_state_db, insert_message, insert_session
-from tests.conftest import screenshot
+from tests.conftest import BROWSER_TIMEOUT_MS, keep_for_docs, screenshot
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots" / "issue-13"
 HOSTILE = [
     "<script>window.__xss = 1</script> hostile script",
     '<img src="x" onerror="window.__xss = 2"> hostile image',
@@ -76,26 +74,25 @@ def _shots(page, live_server, language: str) -> None:
     base = live_server.url
     page.goto(f"{base}/sessions/")
     expect(page.locator(".session-table")).to_be_visible()
-    page.screenshot(path=str(SHOTS / f"sessions-list-{language}.png"), full_page=True)
+    keep_for_docs(screenshot(page, f"sessions-list-{language}"), issue=13)
     page.goto(f"{base}/sessions/?q=docker")
     expect(page.locator(".search-hit").first).to_be_visible()
-    page.screenshot(path=str(SHOTS / f"sessions-search-{language}.png"), full_page=True)
+    keep_for_docs(screenshot(page, f"sessions-search-{language}"), issue=13)
     page.locator(".search-hit a").first.click()
     expect(page.locator(".turn--hit")).to_be_visible()
     page.locator(".turn details summary").first.click()
-    page.screenshot(path=str(SHOTS / f"sessions-transcript-{language}.png"), full_page=True)
+    keep_for_docs(screenshot(page, f"sessions-transcript-{language}"), issue=13)
     page.goto(f"{base}/sessions/?q=OPENAI")
     page.goto(f"{base}/sessions/secrets/")
     expect(page.locator("main code").first).to_be_visible()
-    page.screenshot(path=str(SHOTS / f"sessions-secrets-{language}.png"), full_page=True)
+    keep_for_docs(screenshot(page, f"sessions-secrets-{language}"), issue=13)
 
 
 @pytest.mark.parametrize(("language", "locale"), [("en", "en-US"), ("zh-hans", "zh-CN")])
 def test_it_takes_screenshots_of_every_sessions_page(browser, live_server, home, owner, language, locale):
     seed_demo_home(home)
-    SHOTS.mkdir(parents=True, exist_ok=True)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
-    context.set_default_timeout(10_000)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
     page = context.new_page()
     try:
         _sign_in(page, live_server, owner)

@@ -38,6 +38,8 @@ def test_it_reads_beside_a_writer_without_ever_blocking_it(viewer_client, home):
         writer.stdin.close()
         report = json.loads(writer.stdout.readline())
     finally:
+        if not writer.stdin.closed:
+            writer.stdin.close()  # the writer stops on its own, also when the test failed above
         writer.wait(timeout=60)
     assert set(statuses) == {200}
     assert found_marker
