@@ -316,7 +316,7 @@ class FindingView:
 def lint_findings(schema: ProviderConfigSchema, *, text: str, expected_name: str | None) -> list[FindingView]:
     """provider_schemas' lint of a loaded schema, each finding placed at the ``ProviderField(...)``
     call declaring its key, with that call's source lines."""
-    findings = provider_schemas.loading.lint(schema, name=expected_name)
+    findings = provider_schemas.lint(schema, name=expected_name)
     lines = text.splitlines()
     try:
         declared = field_lines(text)

@@ -384,6 +384,8 @@ NOT_PAGES = {
     "schema_preview_try": "POST-only: the Try it form, result shown in the preview page",
     "schema_preview_field": "htmx fragment: one re-validated field row",
     "audit_revert": "POST-only: the revert button",
+    "memory_events": "event stream (text/event-stream): change fingerprints for the memory pages",
+    "schema_preview_events": "event stream (text/event-stream): change fingerprints for the schema preview",
     "people_activate": "POST-only: the Reactivate button",
     "account_sign_out_others": "POST-only: the sign-out-of-other-sessions button",
     "session_export": "a download (Markdown or JSON file), not a page",
