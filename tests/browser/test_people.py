@@ -160,3 +160,31 @@ def test_it_lets_an_admin_withdraw_a_pending_invitation_whose_link_then_says_so(
         _shoot(invitee, "invitation-withdrawn")
     finally:
         fresh.close()
+
+
+def test_it_shows_pending_invitations_and_the_withdrawal_in_chinese(browser, live_server, home, owner):
+    from admin_panel.services import accounts
+    from tests.conftest import PASSWORD
+
+    link, token = accounts.invite(role="viewer", actor=owner, channel="panel")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.locator("#id_username").fill("owner")
+        page.locator("#id_password").fill(PASSWORD)
+        page.locator("form button[type=submit]").last.click()
+        page.wait_for_url(f"{live_server.url}/")
+        page.goto(f"{live_server.url}/people/")
+        assert page.get_by_role("table", name="待使用的邀请").get_by_role("cell", name="查看者").is_visible()
+        _shoot(page, "people-pending-invitations-zh-hans")
+        page.get_by_role("button", name=f"撤回邀请 #{link.pk}").click()
+        assert page.get_by_role("heading", level=1).inner_text() == f"撤回邀请 #{link.pk}（新的查看者）？"
+        _shoot(page, "people-withdraw-invitation-zh-hans")
+        page.locator("form input[name=confirmed] ~ button[type=submit]").click()
+        page.wait_for_url(f"{live_server.url}/people/")
+        page.goto(f"{live_server.url}/accounts/invitation/{token}/")
+        assert page.get_by_role("heading", name="此邀请已被撤回").is_visible()
+        _shoot(page, "invitation-withdrawn-zh-hans")
+    finally:
+        context.close()
