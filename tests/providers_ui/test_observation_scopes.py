@@ -95,3 +95,33 @@ def test_it_saves_scopes_the_real_plugin_uses_as_typed(owner_client, home, user_
                          capture_output=True, text=True, timeout=180, check=True)
 
     assert json.loads(out.stdout)["hindsight"]["effective"]["observation_scopes"] == scopes
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_accepts_a_flat_list_and_names_the_wrong_item_at_the_field_in_the_browser(signed_in_page, live_server, home):
+    from tests.conftest import ARTIFACTS_DIR, keep_for_docs
+
+    def shoot(name: str) -> None:
+        ARTIFACTS_DIR.mkdir(exist_ok=True)
+        row.screenshot(path=str(ARTIFACTS_DIR / name))
+        keep_for_docs(ARTIFACTS_DIR / name, issue=14)
+
+    page = signed_in_page
+    before = snapshot_files(home)
+    page.goto(f"{live_server.url}/providers/hindsight/")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    control = page.locator('[name="v:observation_scopes"]')
+    row = page.locator('[data-key="observation_scopes"]')
+
+    control.fill('[1, "a"]')
+    control.press("Tab")
+    error = row.locator(".field__error")
+    error.wait_for()
+    assert error.inner_text().endswith("([0] must be either text or a list).")
+    shoot("hindsight-observation-scopes-refused-item.png")
+
+    control.fill('["project:hermes", "team:core"]')
+    control.press("Tab")
+    error.wait_for(state="detached")
+    shoot("hindsight-observation-scopes-flat-list.png")
+    assert snapshot_files(home) == before
