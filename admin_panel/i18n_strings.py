@@ -342,7 +342,7 @@ STRINGS = (
     # hindsight.observation_scopes: description
     gettext_noop("How tagged memories are grouped into observations (Hindsight default: combined)."),
     # hindsight.observation_scopes: info
-    gettext_noop("combined: one pass over all tags together. per_tag: separate observations for each tag. all_combinations: every combination of tags (slow and costly). Or give a JSON list of tag lists, e.g. [[\"project:hermes\"], [\"team:core\"]]."),
+    gettext_noop("combined: one pass over all tags together. per_tag: separate observations for each tag. all_combinations: every combination of tags (slow and costly). Or give JSON: a list of tags, e.g. [\"project:hermes\", \"team:core\"], is one scope of those tags together; a list of tag lists, e.g. [[\"project:hermes\"], [\"team:core\"]], is one scope per inner list."),
     # hindsight.retain_source: label
     gettext_noop("Retain source"),
     # hindsight.retain_source: description

@@ -459,11 +459,13 @@ CONSTRAINT_TEMPLATES = (
     gettext_noop('Enter a port number from 1 to 65535.'),
     gettext_noop('Enter a file path on one line.'),
     gettext_noop('Enter at most %(max_length)s characters (this has %(length)s).'),
+    gettext_noop('Enter one of: %(keywords)s, or JSON such as %(example)s (%(shape_problem)s).'),
     gettext_noop('Enter one of: %(keywords)s, or JSON such as %(example)s.'),
     gettext_noop('Enter one of: %(keywords)s.'),
     gettext_noop('Enter a value that matches %(pattern)s.'),
     gettext_noop('Enter JSON such as %(example)s (%(shape_problem)s).'),
     gettext_noop('%(json_where)s must be one of %(values)s'),
+    gettext_noop('%(json_where)s must be either %(json_type)s or %(json_other_type)s'),
     gettext_noop('%(json_where)s must be %(json_type)s'),
     gettext_noop('%(json_where)s needs at least %(count)s item(s)'),
     gettext_noop('%(json_where)s needs the key %(key)s'),
@@ -667,7 +669,7 @@ def _compiled_templates() -> tuple[tuple[str, re.Pattern[str]], ...]:
 # Placeholders whose value is itself an engine (or Python) message, localised in turn: the reason
 # inside "invalid syntax: %(message)s", the construct named by the static evaluator.
 _NESTED_PLACEHOLDERS = frozenset(
-    {"message", "construct", "unit", "hint", "shape_problem", "json_type", "json_where"}  # issue 14: constraints
+    {"message", "construct", "unit", "hint", "shape_problem", "json_type", "json_where", "json_other_type"}
 )
 # "SyntaxError: invalid syntax": a Python exception type name (kept as it is) before a message.
 _TYPED_MESSAGE = re.compile(r"([A-Z][A-Za-z0-9_]*(?:Error|Exception|Exit|Interrupt|Warning)): (.+)", re.S)

@@ -33,6 +33,11 @@ class SignInLink(models.Model):
     account = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.CASCADE, related_name="account_links"
     )
+    # Who created an invitation, as the audit names them (an account, or the operating-system
+    # account that ran the command), so the People page can show it after the account is gone.
+    invited_by = models.CharField(max_length=150, blank=True)
+    # When an admin withdrew the link before it was used: it then opens nothing.
+    revoked_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"sign-in link created {self.created_at:%Y-%m-%d %H:%M}"

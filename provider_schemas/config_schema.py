@@ -70,6 +70,7 @@ FORMATS = (FORMAT_URL, FORMAT_HOST, FORMAT_PORT, FORMAT_PATH)
 # The subset of JSON Schema that ``json_shape`` understands; any other keyword is a declaration error.
 JSON_SHAPE_KEYWORDS = (
     "type", "items", "properties", "required", "enum", "minItems", "additionalProperties", "pattern",
+    "anyOf",
 )  # fmt: skip
 
 

@@ -20,4 +20,5 @@ urlpatterns: list[URLPattern] = [
     path("people/<int:pk>/deactivate/", people.people_deactivate, name="people_deactivate"),
     path("people/<int:pk>/activate/", people.people_activate, name="people_activate"),
     path("people/<int:pk>/reset-link/", people.people_reset_link, name="people_reset_link"),
+    path("people/invitations/<int:pk>/revoke/", people.people_revoke_invitation, name="people_revoke_invitation"),
 ]

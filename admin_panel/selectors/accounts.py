@@ -9,8 +9,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, Q
 
-from admin_panel.models import ApiToken
+from admin_panel.models import ApiToken, SignInLink
 from admin_panel.permissions import ADMIN, VIEWER, VIEWERS_GROUP, role_label
+from admin_panel.services.sign_in_links import expires_at, pending_links
 
 
 @dataclass(frozen=True)
@@ -51,3 +52,23 @@ def roles_by_username(names: set[str]) -> dict[str, str]:
 
 def api_tokens_of(account: AbstractBaseUser) -> list[ApiToken]:
     return list(ApiToken.objects.filter(user=account).order_by("revoked_at", "-created_at"))
+
+
+@dataclass(frozen=True)
+class PendingInvitation:
+    """An invitation that still opens: never its link (shown once) nor its digest."""
+
+    pk: int
+    role: str
+    role_label: str
+    invited_by: str
+    created_at: datetime
+    expires_at: datetime
+
+
+def pending_invitations() -> list[PendingInvitation]:
+    """Invitations not used, not withdrawn and not expired, oldest first (the next to expire)."""
+    links = pending_links(purpose=SignInLink.Purpose.INVITATION).order_by("created_at", "pk")
+    return [PendingInvitation(pk=link.pk, role=link.role, role_label=role_label(link.role),
+                              invited_by=link.invited_by, created_at=link.created_at, expires_at=expires_at(link))
+            for link in links]

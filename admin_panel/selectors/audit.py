@@ -287,6 +287,8 @@ def _invitation(entry: AuditEntry, details: Mapping[str, Any]) -> str:
     if details.get("action") == "accept":
         return gettext("%(name)s accepted invitation #%(id)s as %(role)s") % {**values,
                                                                               "name": _str(details, "account")}
+    if details.get("action") == "revoke":
+        return gettext("Withdrew invitation #%(id)s (a new %(role)s)") % values
     raise _Unreadable("action")
 
 

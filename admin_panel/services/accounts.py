@@ -23,7 +23,7 @@ from admin_panel.home import current_home
 from admin_panel.models import ApiToken, AuditEntry, SignInLink, token_digest
 from admin_panel.permissions import ADMIN, ROLES, VIEWER, VIEWERS_GROUP, role_of
 from admin_panel.services.audit import record, record_panel_change_by_command
-from admin_panel.services.sign_in_links import claim_link, create_link
+from admin_panel.services.sign_in_links import claim_link, create_link, revoke_link
 
 Actor = AbstractBaseUser | AnonymousUser | None
 
@@ -157,10 +157,23 @@ def invite(*, role: str, actor: Actor, channel: str) -> tuple[SignInLink, str]:
     if role not in ROLES:
         raise AccountRefused(AccountRefused.UNKNOWN_ROLE)
     link, token = create_link(purpose=SignInLink.Purpose.INVITATION, role=role)
-    _audit(actor=actor, channel=channel, kind=AuditEntry.Kind.INVITATION,
-           summary=f"Invited a new {role} (invitation #{link.pk})",
-           details={"action": "create", "link_id": link.pk, "role": role})
+    entry = _audit(actor=actor, channel=channel, kind=AuditEntry.Kind.INVITATION,
+                   summary=f"Invited a new {role} (invitation #{link.pk})",
+                   details={"action": "create", "link_id": link.pk, "role": role})
+    link.invited_by = entry.username
+    link.save(update_fields=["invited_by"])
     return link, token
+
+
+def revoke_invitation(*, link: SignInLink, actor: Actor, channel: str) -> bool:
+    """Withdraw a pending invitation: its link then opens nothing. False when it was no longer
+    pending (used, expired or already withdrawn; nothing recorded)."""
+    if link.purpose != SignInLink.Purpose.INVITATION or not revoke_link(link=link):
+        return False
+    _audit(actor=actor, channel=channel, kind=AuditEntry.Kind.INVITATION,
+           summary=f"Withdrew invitation #{link.pk} (a new {link.role})",
+           details={"action": "revoke", "link_id": link.pk, "role": link.role})
+    return True
 
 
 def accept_invitation(*, link: SignInLink, username: str, password: str) -> AbstractBaseUser | None:

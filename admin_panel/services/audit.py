@@ -17,6 +17,8 @@ Conventional shapes of ``details`` per kind:
 - api_token: ``{"action": "create" | "revoke", "token_id": <pk>, "name": "<label>", "for_user": "<username>"}``
   (never the token, nor its digest)
 - account: ``{"action": "create", "account": "<username>", "staff": true}``
+- invitation: ``{"action": "create" | "accept" | "revoke", "link_id": <pk>, "role": "<role>"}``, with
+  ``"account": "<username>"`` on accept (never the link, nor its digest)
 - a provider_settings or memory_settings entry written by a copy between profiles also carries
   ``"profile": "<target>"`` and ``"copied_from": "<source>"`` (``home`` is the target's home)
 

@@ -21,21 +21,24 @@ from admin_panel.forms.accounts import NewAccountForm
 from admin_panel.models import SignInLink
 from admin_panel.permissions import role_label
 from admin_panel.services import accounts
-from admin_panel.services.sign_in_links import usable_link, usable_link_by_id
+from admin_panel.services.sign_in_links import usable_link, usable_link_by_id, was_revoked
 
 _SESSION_KEYS = {SignInLink.Purpose.INVITATION: "invitation_link", SignInLink.Purpose.PASSWORD_RESET: "reset_link"}
 _BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 
-def _invalid(request: HttpRequest, purpose: str) -> HttpResponse:
-    request.session.pop(_SESSION_KEYS[purpose], None)
-    return render(request, "account/link_invalid.html", {"purpose": purpose}, status=403)
+def _invalid(request: HttpRequest, purpose: str, *, token: str = "") -> HttpResponse:
+    """Refuse the link; a withdrawn one says so (the token opened, or else the one remembered)."""
+    pk = request.session.pop(_SESSION_KEYS[purpose], None)
+    withdrawn = was_revoked(purpose=purpose, token=token) if token else was_revoked(
+        purpose=purpose, pk=pk if isinstance(pk, int) else None)
+    return render(request, "account/link_invalid.html", {"purpose": purpose, "withdrawn": withdrawn}, status=403)
 
 
 def _follow(request: HttpRequest, token: str, purpose: str, then: str) -> HttpResponse:
     link = usable_link(token=token, purpose=purpose)
     if link is None or (purpose == SignInLink.Purpose.PASSWORD_RESET and not link.account.is_active):
-        return _invalid(request, purpose)
+        return _invalid(request, purpose, token=token)
     request.session[_SESSION_KEYS[purpose]] = link.pk
     return redirect(then)
 

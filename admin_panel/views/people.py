@@ -1,6 +1,7 @@
 """The People page (admins only): every account, invitations, roles, access and reset links.
 
-Changes that take access away (a demotion to viewer, a deactivation) ask for confirmation first:
+Changes that take access away (a demotion to viewer, a deactivation, withdrawing an invitation) ask
+for confirmation first:
 the form posts without ``confirmed`` and gets the confirmation page, which posts again with it.
 """
 
@@ -19,7 +20,7 @@ from django.views.decorators.http import require_GET, require_POST
 from admin_panel.forms.accounts import RoleForm
 from admin_panel.models import SignInLink
 from admin_panel.permissions import ADMIN, VIEWER, role_label, role_of, staff_required
-from admin_panel.selectors.accounts import people
+from admin_panel.selectors.accounts import pending_invitations, people
 from admin_panel.services import accounts
 from admin_panel.services.sign_in_links import ACCOUNT_LINK_MAX_AGE, link_path
 
@@ -32,7 +33,8 @@ def refusal_text(exc: accounts.AccountRefused) -> str:
 
 
 def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
-    context: dict[str, Any] = {"people": people(), "invite_form": RoleForm(initial={"role": VIEWER}),
+    context: dict[str, Any] = {"people": people(), "invitations": pending_invitations(),
+                               "invite_form": RoleForm(initial={"role": VIEWER}),
                                "roles": [(ADMIN, role_label(ADMIN)), (VIEWER, role_label(VIEWER))]}
     context.update(extra)
     return render(request, "people/list.html", context, status=status)
@@ -127,3 +129,24 @@ def people_reset_link(request: HttpRequest, pk: int) -> HttpResponse:
     _link, token = accounts.create_reset_link(account=account, actor=request.user, channel="panel")
     return _show_link(request, purpose=SignInLink.Purpose.PASSWORD_RESET, token=token,
                       account_name=account.get_username())
+
+
+def _no_longer_pending(request: HttpRequest) -> HttpResponse:
+    return _page(request, status=409, error=_("This invitation can no longer be withdrawn: it was used, it "
+                                              "expired or it was already withdrawn."))
+
+
+@require_POST
+@staff_required
+def people_revoke_invitation(request: HttpRequest, pk: int) -> HttpResponse:
+    link = get_object_or_404(SignInLink, pk=pk, purpose=SignInLink.Purpose.INVITATION)
+    invitation = next((found for found in pending_invitations() if found.pk == link.pk), None)
+    if invitation is None:
+        return _no_longer_pending(request)
+    if not request.POST.get("confirmed"):
+        return render(request, "people/revoke_invitation.html", {"invitation": invitation})
+    if not accounts.revoke_invitation(link=link, actor=request.user, channel="panel"):
+        return _no_longer_pending(request)
+    messages.success(request, _("The invitation for a new %(role)s is withdrawn: its link no longer opens.")
+                     % {"role": invitation.role_label})
+    return redirect("people")

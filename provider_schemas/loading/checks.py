@@ -248,6 +248,13 @@ def shape_problems(shape: object, where: str = "") -> list[str]:
         out.append(f"{prefix}required must be a list of strings")
     if "items" in shape:
         out.extend(shape_problems(shape["items"], f"{where}items"))
+    if "anyOf" in shape:
+        choices = shape["anyOf"]
+        if not isinstance(choices, (list, tuple)) or len(choices) < 2:
+            out.append(f"{prefix}anyOf must be a list of at least two shapes")
+        else:
+            for index, sub in enumerate(choices):
+                out.extend(shape_problems(sub, f"{where}anyOf[{index}]"))
     properties = shape.get("properties", {})
     if not isinstance(properties, dict):
         out.append(f"{prefix}properties must be a dict")

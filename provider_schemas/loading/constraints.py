@@ -142,6 +142,7 @@ TEXT_TEMPLATES = {
     "max_length": "Enter at most %(max_length)s characters (this has %(length)s).",
     "keywords": "Enter one of: %(keywords)s.",
     "keywords_json": "Enter one of: %(keywords)s, or JSON such as %(example)s.",
+    "keywords_json_problem": "Enter one of: %(keywords)s, or JSON such as %(example)s (%(shape_problem)s).",
 }
 
 
@@ -194,14 +195,20 @@ def text_violation(f: ProviderField, text: str) -> Violation | None:
         if text in f.keywords:
             return None
         shown = ", ".join(f.keywords)
+        problem = None
         if f.json_shape is not None and text.lstrip().startswith(("[", "{")):
             try:
                 parsed = json.loads(text, parse_constant=_no_constant)
             except (ValueError, RecursionError):
                 parsed = _INVALID
-            if parsed is not _INVALID and shape_problem(f.json_shape, parsed) is None:
-                return None
-        if f.json_shape is not None:
+            if parsed is not _INVALID:
+                problem = shape_problem(f.json_shape, parsed)
+                if problem is None:
+                    return None
+        if problem is not None:  # JSON, but not of the shape: say where it differs
+            message = TEXT_TEMPLATES["keywords_json_problem"] % {
+                "keywords": shown, "example": shape_example(f.json_shape), "shape_problem": problem}
+        elif f.json_shape is not None:
             message = TEXT_TEMPLATES["keywords_json"] % {"keywords": shown, "example": shape_example(f.json_shape)}
         else:
             message = TEXT_TEMPLATES["keywords"] % {"keywords": shown}
@@ -237,6 +244,7 @@ def _no_constant(name: str) -> Any:
 JSON_TEMPLATE = "Enter JSON such as %(example)s (%(shape_problem)s)."
 PROBLEM_TEMPLATES = {
     "type": "%(json_where)s must be %(json_type)s",
+    "any_type": "%(json_where)s must be either %(json_type)s or %(json_other_type)s",
     "enum": "%(json_where)s must be one of %(values)s",
     "min_items": "%(json_where)s needs at least %(count)s item(s)",
     "required": "%(json_where)s needs the key %(key)s",
@@ -282,6 +290,10 @@ def _join(path: str, part: str | int) -> str:
 def shape_problem(shape: dict[str, Any], value: Any, path: str = "") -> str | None:
     """The first way ``value`` differs from ``shape`` (a problem sentence), or None when it fits."""
     where = path or ROOT_WHERE
+    if isinstance(shape.get("anyOf"), (list, tuple)):
+        problem = _any_of_problem(shape["anyOf"], value, path)
+        if problem is not None:
+            return problem
     kind = shape.get("type")
     if isinstance(kind, str) and not _type_ok(kind, value):
         return PROBLEM_TEMPLATES["type"] % {"json_where": where, "json_type": TYPE_NOUNS.get(kind, kind)}
@@ -319,6 +331,24 @@ def shape_problem(shape: dict[str, Any], value: Any, path: str = "") -> str | No
     return None
 
 
+def _any_of_problem(choices: list[dict[str, Any]], value: Any, path: str) -> str | None:
+    """None when one of the shapes fits. Otherwise the problem inside the shape whose type the value
+    has (``[[1]]`` against text-or-list-of-text: "the value[0][0] must be text"), or else which
+    types would do."""
+    problems = [shape_problem(choice, value, path) for choice in choices]
+    if any(problem is None for problem in problems):
+        return None
+    for choice, problem in zip(choices, problems, strict=True):
+        kind = choice.get("type")
+        if isinstance(kind, str) and _type_ok(kind, value):
+            return problem
+    nouns = [TYPE_NOUNS.get(c.get("type"), str(c.get("type"))) for c in choices if isinstance(c.get("type"), str)]
+    if len(nouns) < 2:
+        return problems[0]
+    return PROBLEM_TEMPLATES["any_type"] % {"json_where": path or ROOT_WHERE, "json_type": ", ".join(nouns[:-1]),
+                                            "json_other_type": nouns[-1]}
+
+
 def shape_example(shape: dict[str, Any]) -> str:
     return json.dumps(_example(shape, 0), ensure_ascii=False)
 
@@ -326,6 +356,8 @@ def shape_example(shape: dict[str, Any]) -> str:
 def _example(shape: dict[str, Any], depth: int) -> Any:
     if shape.get("enum"):
         return shape["enum"][0]
+    if shape.get("anyOf"):
+        return _example(shape["anyOf"][-1], depth)
     kind = shape.get("type")
     if depth > 6:
         return None

@@ -212,6 +212,23 @@ def _people_reset_link(page, base: str) -> None:
     page.locator("#one-time-link").wait_for()
 
 
+def _people_revoke_confirm(page, base: str) -> None:
+    from admin_panel.services.accounts import invite
+
+    invite(role="viewer", actor=None, channel="command")
+    page.goto(f"{base}/people/")
+    page.locator("form[action$='/revoke/'] button[type=submit]").first.click()
+    page.locator("form input[name=confirmed]").first.wait_for(state="attached")
+
+
+def _invitation_withdrawn(page, base: str) -> None:
+    from admin_panel.services.accounts import invite, revoke_invitation
+
+    link, token = invite(role="viewer", actor=None, channel="command")
+    revoke_invitation(link=link, actor=None, channel="command")
+    page.goto(f"{base}/accounts/invitation/{token}/")
+
+
 def _people_confirm(action: str) -> Callable[[object, str], None]:
     def go(page, base: str) -> None:
         page.goto(f"{base}/people/")
@@ -353,6 +370,8 @@ VISITS: tuple[Visit, ...] = (
     Visit("people-reset-link", ("people_reset_link",), _people_reset_link),
     Visit("people-confirm-deactivate", ("people_deactivate",), _people_confirm("deactivate")),
     Visit("people-confirm-role", ("people_set_role",), _people_confirm("role")),
+    Visit("people-revoke-invitation", ("people_revoke_invitation",), _people_revoke_confirm),
+    Visit("invitation-withdrawn", ("invitation_link",), _invitation_withdrawn, signed_in=False),
     Visit("account", ("account",), _goto("/account/")),
     Visit("account-password-errors", ("account_password",), _account_password_errors),
     Visit("account-token-created", ("account_token_create",), _account_token_created),

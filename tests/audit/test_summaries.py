@@ -48,6 +48,7 @@ SHAPES = [
     (Kind.ACCOUNT, "", {"action": "sign_out_others", "account": "dana", "sessions_ended": 2}),
     (Kind.INVITATION, "", {"action": "create", "link_id": 4, "role": "viewer"}),
     (Kind.INVITATION, "", {"action": "accept", "link_id": 4, "role": "admin", "account": "dana"}),
+    (Kind.INVITATION, "", {"action": "revoke", "link_id": 4, "role": "viewer"}),
     (Kind.ROLE, "", {"account": "dana", "old": "viewer", "new": "admin"}),
     (Kind.ROLE, "", {"account": "dana", "old": "", "new": "viewer"}),
     (Kind.ACCESS, "", {"action": "deactivate", "account": "dana", "role": "viewer", "sessions_ended": 1}),

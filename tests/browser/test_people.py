@@ -124,3 +124,67 @@ def test_it_shows_people_an_invitation_the_account_and_the_audit_in_both_languag
         _shoot(page, f"audit-{lang}")
     finally:
         context.close()
+
+
+def test_it_lets_an_admin_withdraw_a_pending_invitation_whose_link_then_says_so(
+    signed_in_page, browser, live_server, home
+):
+    admin = signed_in_page
+    admin.goto(f"{live_server.url}/people/")
+    assert admin.get_by_text("No invitation is waiting to be used.").is_visible()
+    admin.get_by_label("Role", exact=True).select_option("admin")
+    admin.get_by_role("button", name="Create invitation link").click()
+    link = admin.get_by_label("One-time link").input_value()
+    admin.get_by_role("link", name="Back to People").click()
+
+    pending = admin.get_by_role("table", name="Pending invitations")
+    row = pending.get_by_role("row").nth(1)
+    assert row.get_by_role("cell", name="Admin", exact=True).is_visible()
+    assert row.get_by_role("cell", name="owner", exact=True).is_visible()
+    assert link not in admin.content()
+    _shoot(admin, "people-pending-invitations")
+    row.get_by_role("button", name="Withdraw").click()
+    assert admin.get_by_role("heading", level=1).inner_text().startswith("Withdraw invitation #")
+    _shoot(admin, "people-withdraw-invitation")
+    admin.get_by_role("button", name="Withdraw").click()
+    admin.wait_for_url(f"{live_server.url}/people/")
+    assert admin.get_by_role("status").get_by_text("is withdrawn").is_visible()
+    assert admin.get_by_role("table", name="Pending invitations").count() == 0
+
+    fresh = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
+    try:
+        invitee = fresh.new_page()
+        invitee.goto(link)
+        assert invitee.get_by_role("heading", name="This invitation was withdrawn").is_visible()
+        assert invitee.locator("input[name=username]").count() == 0
+        _shoot(invitee, "invitation-withdrawn")
+    finally:
+        fresh.close()
+
+
+def test_it_shows_pending_invitations_and_the_withdrawal_in_chinese(browser, live_server, home, owner):
+    from admin_panel.services import accounts
+    from tests.conftest import PASSWORD
+
+    link, token = accounts.invite(role="viewer", actor=owner, channel="panel")
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")
+    try:
+        page = context.new_page()
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.locator("#id_username").fill("owner")
+        page.locator("#id_password").fill(PASSWORD)
+        page.locator("form button[type=submit]").last.click()
+        page.wait_for_url(f"{live_server.url}/")
+        page.goto(f"{live_server.url}/people/")
+        assert page.get_by_role("table", name="待使用的邀请").get_by_role("cell", name="查看者").is_visible()
+        _shoot(page, "people-pending-invitations-zh-hans")
+        page.get_by_role("button", name=f"撤回邀请 #{link.pk}").click()
+        assert page.get_by_role("heading", level=1).inner_text() == f"撤回邀请 #{link.pk}（新的查看者）？"
+        _shoot(page, "people-withdraw-invitation-zh-hans")
+        page.locator("form input[name=confirmed] ~ button[type=submit]").click()
+        page.wait_for_url(f"{live_server.url}/people/")
+        page.goto(f"{live_server.url}/accounts/invitation/{token}/")
+        assert page.get_by_role("heading", name="此邀请已被撤回").is_visible()
+        _shoot(page, "invitation-withdrawn-zh-hans")
+    finally:
+        context.close()

@@ -443,7 +443,8 @@ def _account_pages() -> Iterator[Request]:
     audit entries they made."""
     from django.contrib.auth import get_user_model
 
-    from admin_panel.models import ApiToken
+    from admin_panel.models import ApiToken, SignInLink
+    from admin_panel.services import accounts
 
     users = {u.username: u.pk for u in get_user_model().objects.all()}
     owner, viewer = users["owner"], users["viewer"]
@@ -452,6 +453,14 @@ def _account_pages() -> Iterator[Request]:
     yield "viewer", "GET", "/account/", None
     yield "staff", "POST", "/people/invite/", {"role": "viewer"}
     yield "staff", "POST", "/people/invite/", {"role": "owner-of-everything"}
+    yield "staff", "GET", "/people/", None  # with the pending invitation just made
+    pending = SignInLink.objects.filter(purpose="invitation").latest("pk").pk
+    yield "staff", "POST", f"/people/invitations/{pending}/revoke/", {}
+    yield "staff", "POST", f"/people/invitations/{pending}/revoke/", {"confirmed": "1"}
+    yield "staff", "POST", f"/people/invitations/{pending}/revoke/", {"confirmed": "1"}  # refused: withdrawn
+    _link, withdrawn = accounts.invite(role="viewer", actor=None, channel="command")
+    accounts.revoke_invitation(link=_link, actor=None, channel="command")
+    yield "anonymous", "GET", f"/accounts/invitation/{withdrawn}/", None
     yield "staff", "POST", f"/people/{owner}/role/", {"role": "viewer"}
     yield "staff", "POST", f"/people/{owner}/role/", {"role": "viewer", "confirmed": "1"}
     yield "staff", "POST", f"/people/{owner}/deactivate/", {}

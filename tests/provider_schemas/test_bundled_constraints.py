@@ -32,10 +32,14 @@ TABLES: dict[str, dict[str, tuple[list[str], list[str]]]] = {
         "llm_base_url": (["https://openrouter.ai/api/v1"], ["openrouter.ai/api/v1"]),
         # passed to the server as the tag filter: a list of strings.
         "recall_tags": (['["project:hermes"]', "[]"], ['{"a": 1}', "[1]"]),
-        # keywords or a JSON list of tag lists; anything else silently becomes "no scopes".
+        # keywords, or JSON: a flat list of tags (one scope), a list of tag lists (one scope each), or
+        # both mixed (a bare tag is a scope of its own); anything else silently becomes "no scopes",
+        # and numbers become text, padded tags are stripped, other entries dropped.
         "observation_scopes": (
-            ["per_tag", "combined", "all_combinations", '[["a"], ["b", "c"]]'],
-            ["per-tag-typo", "Combined", "[]", '[[]]', '{"a": 1}', "[[1]]", '[[""]]', '[[" a"]]'],
+            ["per_tag", "combined", "all_combinations", '[["a"], ["b", "c"]]', '["a", "b"]', '["project:hermes"]',
+             '[["a"], "b"]', '["a b"]'],
+            ["per-tag-typo", "Combined", "[]", '[[]]', '{"a": 1}', "[[1]]", '[[""]]', '[[" a"]]', '[" a", "b"]',
+             '["", "a"]', '[1, "a"]', '["a", 2]', '[[["a"]]]', "[null]", '"combined"'],
         ),
         "llm_model": (["gpt-4o-mini", "my-own-model"], []),  # suggestions only
     },

@@ -51,6 +51,10 @@ def messages(*fields: ProviderField) -> list[str]:
                                                                              "keyword 'oneOf'"),
         (ProviderField("j", "J", kind=KIND_JSON, json_shape={"type": "tuple"}), "unknown type 'tuple'"),
         (ProviderField("j", "J", kind=KIND_JSON, json_shape={"items": {"pattern": "("}}), "items: pattern '('"),
+        (ProviderField("j", "J", kind=KIND_JSON, json_shape={"anyOf": [{"type": "string"}]}), "anyOf must be a list "
+                                                                                              "of at least two shapes"),
+        (ProviderField("j", "J", kind=KIND_JSON, json_shape={"anyOf": [{"type": "string"}, {"type": "set"}]}),
+         "anyOf[1]: unknown type 'set'"),
         (ProviderField("n", "N", kind=KIND_NUMBER, minimum=5, maximum=1), "error: field 'n': minimum 5 is greater than"
                                                                            " maximum 1"),
         (ProviderField("n", "N", kind=KIND_NUMBER, default="0", minimum=1), "error: field 'n': default '0' breaks its "

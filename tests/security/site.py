@@ -40,6 +40,7 @@ STAFF_ROUTES = {
     "memory_entry_edit", "memory_restore", "schema_preview", "schema_preview_poll", "schema_preview_paste",
     "schema_preview_try", "schema_preview_field", "audit_revert", "memory_merge", "memory_maintenance_undo",
     "people", "people_invite", "people_set_role", "people_deactivate", "people_activate", "people_reset_link",
+    "people_revoke_invitation",
     "profiles_copy", "profiles_copy_review", "profiles_copy_apply",
     "schema_preview_events",
 }

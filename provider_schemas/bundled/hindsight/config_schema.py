@@ -37,11 +37,13 @@ LLM_PROVIDERS = (
     ProviderFieldOption("openai_compatible", "OpenAI-compatible endpoint"),
 )
 
-# Observation scopes as JSON: a list of tag lists, one per consolidation pass.
-# The plugin strips every tag and drops empty ones, so a tag is used as given only when it is
-# non-blank and has no surrounding whitespace.
-TAG = {"type": "string", "pattern": r"\S(?:.*\S)?"}
-TAG_LISTS = {"type": "array", "minItems": 1, "items": {"type": "array", "minItems": 1, "items": TAG}}
+# Observation scopes as JSON: a list of tag lists, one per consolidation pass. The plugin also
+# takes a flat list of tags as one scope, and a bare tag among the lists as a scope of its own.
+# It strips every tag, drops empty ones and anything neither text nor a list, and turns a number
+# into text, so a tag is used as given only when it is text, non-blank and unpadded.
+TAG = {"type": "string", "pattern": r"(?s)\S(?:.*\S)?"}
+TAG_LIST = {"type": "array", "minItems": 1, "items": TAG}
+SCOPES = {"type": "array", "minItems": 1, "items": {"anyOf": [TAG, TAG_LIST]}}
 
 # The plugin's own model suggestions per LLM provider, offered while typing the model name.
 LLM_MODELS = (
@@ -348,13 +350,14 @@ CONFIG_SCHEMA = ProviderConfigSchema(
             label="Observation scopes",
             kind=KIND_TEXT,
             keywords=("per_tag", "combined", "all_combinations"),
-            json_shape=TAG_LISTS,
+            json_shape=SCOPES,
             description="How tagged memories are grouped into observations (Hindsight default: combined).",
             placeholder="combined",
             info=(
                 "combined: one pass over all tags together. per_tag: separate observations for each "
-                "tag. all_combinations: every combination of tags (slow and costly). Or give a JSON "
-                'list of tag lists, e.g. [["project:hermes"], ["team:core"]].'
+                "tag. all_combinations: every combination of tags (slow and costly). Or give JSON: a "
+                'list of tags, e.g. ["project:hermes", "team:core"], is one scope of those tags together; '
+                'a list of tag lists, e.g. [["project:hermes"], ["team:core"]], is one scope per inner list.'
             ),
             env_fallbacks=("HINDSIGHT_RETAIN_OBSERVATION_SCOPES",),
             group="Retain",
