@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import screenshot
+from tests.conftest import keep_for_docs, screenshot
 
 from .helpers import make_profile, memory_config, snapshot
 
@@ -49,4 +49,46 @@ def test_it_copies_a_setting_to_one_profile_and_the_overview_shows_it_there_only
     expect(ops_row.locator("td.differs")).to_have_count(0)
     expect(page.locator("tr[data-profile=coder]").locator("td.differs")).to_have_count(1)  # its limit still 2200
     assert "memory_char_limit: 3000" in (ops / "config.yaml").read_text(encoding="utf-8")
+    assert {"default": snapshot(home), "coder": snapshot(coder)} == untouched
+
+
+def test_it_switches_profile_in_the_header_changes_a_setting_there_and_leaves_the_default_alone(
+    signed_in_page, live_server, home: Path
+) -> None:
+    make_profile(home, "default", config=memory_config(memory_char_limit=2200), memory="Root fact.")
+    ops = make_profile(home, "ops", config=memory_config(memory_char_limit=2200), memory="Ops fact.")
+    coder = make_profile(home, "coder", memory="Coder fact.")
+    untouched = {"default": snapshot(home), "coder": snapshot(coder)}
+    page = signed_in_page
+
+    page.goto(f"{live_server.url}/settings/")
+    switcher = page.locator("form.profile-switcher")
+    expect(switcher.get_by_label("Profile")).to_have_value("default")
+    switcher.get_by_label("Profile").select_option("ops")
+    keep_for_docs(screenshot(page, "profile-switcher"), issue=19)
+    switcher.get_by_role("button", name="Switch profile").click()
+    page.wait_for_url(f"{live_server.url}/profile/ops/settings/")
+    expect(page.locator("form.profile-switcher").get_by_label("Profile")).to_have_value("ops")
+    expect(page.locator("footer")).to_contain_text(str(ops))
+
+    page.get_by_label("Memory size limit (characters)").fill("3300")
+    page.get_by_role("button", name="Save memory settings").click()
+    page.wait_for_url(f"{live_server.url}/profile/ops/settings/**")
+    expect(page.get_by_label("Memory size limit (characters)")).to_have_value("3300")
+    keep_for_docs(screenshot(page, "profile-ops-settings"), issue=19)
+
+    # htmx and the live view on the chosen profile's memory page
+    page.get_by_role("navigation").get_by_role("link", name="Memory").click()
+    page.wait_for_url(f"{live_server.url}/profile/ops/memory/")
+    expect(page.locator("main")).to_contain_text("Ops fact.")
+    expect(page.locator("main")).not_to_contain_text("Root fact.")
+    (ops / "memories" / "MEMORY.md").write_text("Ops fact.\n§\nAdded by the agent meanwhile.", encoding="utf-8")
+    expect(page.locator("main")).to_contain_text("Added by the agent meanwhile.")
+
+    page.locator("form.profile-switcher").get_by_role("link", name="Profiles").click()
+    page.wait_for_url(f"{live_server.url}/profile/ops/profiles/")
+    ops_row = page.locator("tr[data-profile=ops]")
+    expect(ops_row).to_contain_text("3,300")
+    expect(ops_row.locator("td.differs")).to_have_count(1)
+    assert "memory_char_limit: 3300" in (ops / "config.yaml").read_text(encoding="utf-8")
     assert {"default": snapshot(home), "coder": snapshot(coder)} == untouched
