@@ -6,9 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from django.test import Client
 from playwright.sync_api import expect
 
-from tests.conftest import keep_for_docs, screenshot
+from admin_panel.demo import seed_demo_home
+from tests.conftest import BROWSER_TIMEOUT_MS, keep_for_docs, screenshot
 
 from .helpers import make_profile, memory_config, snapshot
 
@@ -25,7 +27,7 @@ def test_it_copies_a_setting_to_one_profile_and_the_overview_shows_it_there_only
     page = signed_in_page
 
     page.reload()  # signed in before the profiles existed: the navigation offers them now
-    page.get_by_role("navigation").get_by_role("link", name="Profiles").click()
+    page.locator("form.profile-switcher").get_by_role("link", name="Profiles").click()
     page.wait_for_url(f"{live_server.url}/profiles/")
     ops_row = page.locator("tr[data-profile=ops]")
     expect(ops_row).to_contain_text("User profile is switched off")
@@ -92,3 +94,28 @@ def test_it_switches_profile_in_the_header_changes_a_setting_there_and_leaves_th
     expect(ops_row.locator("td.differs")).to_have_count(1)
     assert "memory_char_limit: 3300" in (ops / "config.yaml").read_text(encoding="utf-8")
     assert {"default": snapshot(home), "coder": snapshot(coder)} == untouched
+
+
+@pytest.mark.parametrize(("language", "locale"), [("en", "en-US"), ("zh-hans", "zh-CN")])
+def test_it_shows_the_switcher_on_a_profiles_page_and_the_overview_in_both_languages(
+    browser, live_server, home: Path, owner, language: str, locale: str
+) -> None:
+    seed_demo_home(home)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
+    client = Client()
+    client.force_login(owner)
+    host = live_server.url.split("://", 1)[1].split(":")[0]
+    context.add_cookies([{"name": "sessionid", "value": client.cookies["sessionid"].value, "domain": host,
+                          "path": "/"}])
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/profile/ops/memory/")
+        expect(page.locator("form.profile-switcher select")).to_have_value("ops")
+        expect(page.locator("html")).to_have_attribute("lang", language)
+        keep_for_docs(screenshot(page, f"profile-ops-memory-{language}"), issue=19)
+        page.goto(f"{live_server.url}/profiles/")
+        expect(page.locator("tr[data-profile=ops]")).to_be_visible()
+        keep_for_docs(screenshot(page, f"overview-{language}"), issue=19)
+    finally:
+        context.close()
