@@ -128,3 +128,23 @@ def test_it_refuses_a_name_that_is_no_profile_and_one_that_does_not_exist_and_wr
 def test_it_answers_an_unknown_profile_in_the_api_with_the_agents_words(owner_client, profiles) -> None:
     response = owner_client.put("/api/memory/provider?profile=nope", JSON_BODY, content_type="application/json")
     assert (response.status_code, response.json()) == (404, {"detail": "Profile 'nope' does not exist."})
+
+
+def test_it_lets_a_viewer_change_nothing_on_a_profiles_pages(viewer_client, owner, profiles) -> None:
+    site = seed_site(profiles["ops"], user=owner)
+    everything = _others(profiles, "")
+    for name, route in page_routes():
+        if name in OWN_ACCOUNT_ROUTES or name == "logout":
+            continue
+        response = viewer_client.post("/profile/ops" + site.url(name, route), BODY)
+        allowed = {403, 405, 302} if name == "provider_detail" else {403, 405}
+        assert response.status_code in allowed, (name, response.status_code)
+    assert _others(profiles, "") == everything
+
+
+def test_it_takes_no_profile_prefix_on_the_api_which_names_its_profile_with_the_parameter(owner_client,
+                                                                                         profiles) -> None:
+    everything = _others(profiles, "")
+    response = owner_client.put("/profile/ops/api/memory/provider", JSON_BODY, content_type="application/json")
+    assert (response.status_code, response.json()) == (404, {"detail": "Not Found"})
+    assert _others(profiles, "") == everything
