@@ -62,3 +62,11 @@ def test_it_fills_in_the_profile_of_entries_recorded_before_it_was_kept(profiles
     fill(apps, None)
 
     assert list(AuditEntry.objects.order_by("pk").values_list("profile", flat=True)) == ["ops", "default"]
+
+
+def test_it_records_a_change_to_the_panels_own_accounts_against_the_panels_home_on_any_profile(
+    owner_client, home, profiles
+) -> None:
+    owner_client.post("/profile/ops/account/tokens/", {"name": "laptop"})
+    entry = AuditEntry.objects.get(kind=AuditEntry.Kind.API_TOKEN)
+    assert (entry.home, entry.profile) == (str(home), "default")
