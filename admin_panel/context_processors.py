@@ -4,9 +4,12 @@ from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.home import current_home
+from admin_panel.home import current_home, panel_home
 from admin_panel.permissions import can_change, can_view, role_label, role_of
+from admin_panel.profile_choice import base_prefix, plain_path
 from admin_panel.selectors.profiles import profile_count
+from provider_schemas.homes import profile_name
+from provider_schemas.profiles import discover_profiles
 
 # (url name, label, who may open it). Only pages the user may open are linked.
 # (URL name, label, what the page is for (the overview's cards), who may open it)
@@ -57,9 +60,27 @@ def navigation(request: HttpRequest) -> dict[str, object]:
         except NoReverseMatch:
             continue
         items.append(
-            {"url": url, "label": label, "description": description, "current": request.path.startswith(url)}
+            {"url": url, "label": label, "description": description, "current": request.path.startswith(url),
+             "beside_switcher": url_name in _MULTI_PROFILE_ITEMS}
         )
     context: dict[str, object] = {"nav_items": items, "user_role_label": role_label(role_of(user))}
+    if several_profiles and can_view(user):
+        context["profile_switcher"] = _profile_switcher(request, items)
     if can_view(user):
         context["hermes_home_display"] = str(current_home())
     return context
+
+
+def _profile_switcher(request: HttpRequest, items: list[dict[str, object]]) -> dict[str, object]:
+    """The header's profile choice: a plain GET form to the current area's page with ``profile=``
+    (the profile middleware sends it on to that profile's address)."""
+    chosen = getattr(request, "panel_profile", None) or profile_name(panel_home())
+    area = next((str(item["url"]) for item in items if item["current"] and not item["beside_switcher"]), "")
+    options = [profile.name for profile in discover_profiles(home=panel_home(), probe=False).usable]
+    overview = next((item for item in items if item["beside_switcher"]), None)
+    return {
+        "action": base_prefix().rstrip("/") + (plain_path(area) if area else "/"),
+        "options": [{"name": name, "selected": name == chosen} for name in options],
+        "chosen": chosen,
+        "overview": overview,
+    }

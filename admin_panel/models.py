@@ -123,6 +123,9 @@ class AuditEntry(models.Model):
     actor_role = models.CharField(max_length=10, blank=True)
     channel = models.CharField(max_length=10, choices=Channel.choices)
     home = models.CharField(max_length=4096)
+    # The agent profile of ``home`` ("default", a profile's name, "custom"), kept so the log can be
+    # filtered by profile.
+    profile = models.CharField(max_length=64, blank=True, db_index=True)
     kind = models.CharField(max_length=30, choices=Kind.choices, db_index=True)
     provider = models.CharField(max_length=64, blank=True, db_index=True)
     summary = models.CharField(max_length=500)

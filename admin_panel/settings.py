@@ -86,6 +86,9 @@ MIDDLEWARE = [
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "admin_panel.middleware.IdleTimeoutMiddleware",
+    # After authentication (a profile's name is checked only for a signed-in person), before URL
+    # resolution: takes /profile/<name>/ off the path and makes that profile the request's home.
+    "admin_panel.profile_choice.ProfileMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",

@@ -37,7 +37,9 @@ MEMORY_SECTION = "memory"
 # The pseudo user filter value for changes made by management commands (no user).
 NO_USER = "-"
 
-EXPORT_FIELDS = ("id", "created_at", "user", "channel", "home", "kind", "provider", "summary", "details")
+EXPORT_FIELDS = ("id", "created_at", "user", "channel", "home", "profile", "kind", "provider", "summary", "details")
+# The audit page's query parameter for its profile filter.
+PROFILE_FILTER = "of_profile"
 # Spreadsheet programs run cells starting with these as formulas (CSV injection).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 
@@ -47,6 +49,7 @@ class AuditFilters:
     provider: str = ""
     kind: str = ""
     user: str = ""
+    profile: str = ""
 
     @classmethod
     def from_query(cls, query: Mapping[str, str]) -> AuditFilters:
@@ -54,16 +57,19 @@ class AuditFilters:
         provider = str(query.get("provider", "")).strip()[:64]
         kind = str(query.get("kind", "")).strip()
         user = str(query.get("user", "")).strip()[:150]
+        # Not ``profile``: that parameter chooses the profile a page works on (profile_choice).
+        profile = str(query.get(PROFILE_FILTER, "")).strip()[:64]
         if kind not in AuditEntry.Kind.values:
             kind = ""
-        return cls(provider=provider, kind=kind, user=user)
+        return cls(provider=provider, kind=kind, user=user, profile=profile)
 
     @property
     def active(self) -> bool:
-        return bool(self.provider or self.kind or self.user)
+        return bool(self.provider or self.kind or self.user or self.profile)
 
     def as_query(self) -> dict[str, str]:
-        return {k: v for k, v in (("provider", self.provider), ("kind", self.kind), ("user", self.user)) if v}
+        pairs = (("provider", self.provider), ("kind", self.kind), ("user", self.user), (PROFILE_FILTER, self.profile))
+        return {k: v for k, v in pairs if v}
 
 
 def filtered_entries(*, filters: AuditFilters) -> QuerySet[AuditEntry]:
@@ -72,6 +78,8 @@ def filtered_entries(*, filters: AuditFilters) -> QuerySet[AuditEntry]:
         entries = entries.filter(provider=filters.provider)
     if filters.kind:
         entries = entries.filter(kind=filters.kind)
+    if filters.profile:
+        entries = entries.filter(profile=filters.profile)
     if filters.user == NO_USER:
         entries = entries.filter(username="")
     elif filters.user:
@@ -84,6 +92,7 @@ class FilterChoices:
     providers: list[str]
     kinds: list[tuple[str, Any]]
     users: list[tuple[str, Any]]
+    profiles: list[str]
 
 
 def filter_choices() -> FilterChoices:
@@ -95,7 +104,8 @@ def filter_choices() -> FilterChoices:
     if "" in names:
         users.append((NO_USER, _("(management command)")))
     kinds = [(value, KIND_LABELS.get(value, value)) for value in AuditEntry.Kind.values]
-    return FilterChoices(providers=providers, kinds=kinds, users=users)
+    profiles = sorted(p for p in AuditEntry.objects.values_list("profile", flat=True).distinct() if p)
+    return FilterChoices(providers=providers, kinds=kinds, users=users, profiles=profiles)
 
 
 def kind_label(kind: str) -> Any:
@@ -588,6 +598,7 @@ def export_record(entry: AuditEntry) -> dict[str, Any]:
         "user": entry.username,
         "channel": entry.channel,
         "home": entry.home,
+        "profile": entry.profile,
         "kind": entry.kind,
         "provider": entry.provider,
         "summary": entry.summary,

@@ -11,13 +11,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
-
-from django.urls import reverse
 
 import provider_schemas
+from admin_panel.profile_choice import address, is_panel_home
 from admin_panel.selectors.memory import MemorySummary, memory_summary
 from admin_panel.selectors.providers import provider_summary, secret_store_for
+from admin_panel.selectors.sessions import SessionActivity, session_activity
+from memory_core.history.db import MALFORMED, UNREADABLE
 from provider_schemas.profiles import Profile, ProfileSet, discover_profiles
 
 # The memory settings compared across profiles, in column order (config-schema.md §8.1).
@@ -39,6 +39,8 @@ STORE_NEARLY_FULL = "store_nearly_full"
 DRIFT = "drift"
 UNREADABLE_FILE = "unreadable_file"
 FOLDER_PROBLEM = "folder_problem"
+# History states that mean state.db is damaged or cannot be opened (locked is a passing state).
+UNREADABLE_HISTORY = {MALFORMED, UNREADABLE}
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,7 @@ class ProfileRow:
     provider: dict[str, Any] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     settings_error: str = ""
+    sessions: SessionActivity | None = None
 
     @property
     def name(self) -> str:
@@ -89,12 +92,10 @@ class ProfilesOverview:
 
 
 def profile_url(url_name: str, *, profile: Profile, args: tuple[str, ...] = (), fragment: str = "") -> str:
-    """A page's address for ``profile``: the panel's own home needs no parameter, another profile
-    is named with the API-style ``profile=`` query (api.md A1)."""
-    url = reverse(url_name, args=args)
-    if not profile.is_current:
-        url += "?" + urlencode({"profile": profile.name})
-    return url + (f"#{fragment}" if fragment else "")
+    """A page's address for ``profile``: the panel's own home needs no prefix, another profile's
+    pages are under ``/profile/<name>/`` (admin_panel.profile_choice)."""
+    name = None if is_panel_home(profile.home) else profile.name
+    return address(url_name, profile=name, args=args) + (f"#{fragment}" if fragment else "")
 
 
 def profile_count(*, home: Path) -> int:
@@ -166,6 +167,11 @@ def _read_row(profile: Profile) -> ProfileRow:
         value=secret_store_for(home=home),
         url=profile_url("memory_settings", profile=profile, fragment="secret-store"),
     )
+    # state.db read-only through the history reader, counted as the Sessions page counts.
+    row.sessions = session_activity(home=home)
+    row.cells["sessions"] = Cell(key="sessions", value=row.sessions.count, url=profile_url("sessions", profile=profile))
+    if row.sessions.state in UNREADABLE_HISTORY:
+        row.problems.append(Problem(UNREADABLE_FILE, "state.db", row.cells["sessions"].url))
     return row
 
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from memory_core.history import Capabilities, History, HistoryUnavailable, open_history, state_db_path
 from memory_core.history import sessions as history_sessions
+from memory_core.history.db import MISSING
 from memory_core.history.search import search_sessions
 from memory_core.history.secrets import sessions_with_secrets
 from memory_core.secret_masking import SecretMasker
@@ -203,6 +204,25 @@ def _list_row(row: dict[str, Any], *, masker: SecretMasker, secrets: dict[str, l
         "secrets": secrets.get(row["id"], []) + [n for n in secrets.get(row.get("_lineage_root_id") or "", [])
                                                   if n not in secrets.get(row["id"], [])],
     }
+
+
+@dataclass(frozen=True)
+class SessionActivity:
+    """What the profiles overview says of a home's history: ``count`` as the session list counts
+    by default, ``last_active`` (None: no session yet); ``state`` names a file that cannot be read."""
+
+    count: int
+    last_active: datetime | None
+    state: str | None = None
+
+
+def session_activity(*, home: Path) -> SessionActivity:
+    try:
+        with open_history(home) as history:
+            count, latest = history_sessions.activity_summary(history, PageFilters().list_filters())
+    except HistoryUnavailable as exc:
+        return SessionActivity(count=0, last_active=None, state=None if exc.state == MISSING else exc.state)
+    return SessionActivity(count=count, last_active=epoch(latest))
 
 
 def sessions_page(*, home: Path, filters: PageFilters) -> dict[str, Any]:

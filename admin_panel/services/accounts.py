@@ -19,7 +19,7 @@ from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.utils import timezone
 
-from admin_panel.home import current_home
+from admin_panel.home import panel_home
 from admin_panel.models import ApiToken, AuditEntry, SignInLink, token_digest
 from admin_panel.permissions import ADMIN, ROLES, VIEWER, VIEWERS_GROUP, role_of
 from admin_panel.services.audit import record, record_panel_change_by_command
@@ -42,7 +42,7 @@ class AccountRefused(Exception):
 def _audit(*, actor: Actor, channel: str, kind: str, summary: str, details: dict[str, Any]) -> AuditEntry:
     if channel == "command":
         return record_panel_change_by_command(kind=kind, summary=summary, details=details)
-    return record(user=actor, channel=channel, home=current_home(), kind=kind, summary=summary, details=details)
+    return record(user=actor, channel=channel, home=panel_home(), kind=kind, summary=summary, details=details)
 
 
 def record_account_change(*, account: AbstractBaseUser, action: str) -> None:
@@ -184,7 +184,7 @@ def accept_invitation(*, link: SignInLink, username: str, password: str) -> Abst
         account = get_user_model().objects.create_user(username=username, password=password)
         _apply_role(account, link.role)
     name = account.get_username()
-    record(user=account, channel="panel", home=current_home(), kind=AuditEntry.Kind.INVITATION,
+    record(user=account, channel="panel", home=panel_home(), kind=AuditEntry.Kind.INVITATION,
            summary=f"{name} accepted invitation #{link.pk} as {link.role}",
            details={"action": "accept", "link_id": link.pk, "role": link.role, "account": name})
     return account
@@ -209,7 +209,7 @@ def reset_password(*, link: SignInLink, password: str) -> AbstractBaseUser | Non
         account.save(update_fields=["password"])
     end_sessions(account=account)
     name = account.get_username()
-    record(user=account, channel="panel", home=current_home(), kind=AuditEntry.Kind.RESET_LINK,
+    record(user=account, channel="panel", home=panel_home(), kind=AuditEntry.Kind.RESET_LINK,
            summary=f"{name} set a new password with reset link #{link.pk}",
            details={"action": "use", "link_id": link.pk, "account": name})
     return account
@@ -220,14 +220,14 @@ def reset_password(*, link: SignInLink, password: str) -> AbstractBaseUser | Non
 
 def record_password_change(*, account: AbstractBaseUser) -> None:
     name = account.get_username()
-    record(user=account, channel="panel", home=current_home(), kind=AuditEntry.Kind.ACCOUNT,
+    record(user=account, channel="panel", home=panel_home(), kind=AuditEntry.Kind.ACCOUNT,
            summary=f"{name} changed their password", details={"action": "password", "account": name})
 
 
 def sign_out_other_sessions(*, account: AbstractBaseUser, keep_session_key: str | None) -> int:
     ended = end_sessions(account=account, keep_session_key=keep_session_key)
     name = account.get_username()
-    record(user=account, channel="panel", home=current_home(), kind=AuditEntry.Kind.ACCOUNT,
+    record(user=account, channel="panel", home=panel_home(), kind=AuditEntry.Kind.ACCOUNT,
            summary=f"{name} signed out of {ended} other session(s)",
            details={"action": "sign_out_others", "account": name, "sessions_ended": ended})
     return ended

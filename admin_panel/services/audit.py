@@ -41,6 +41,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 
 from admin_panel.models import AuditEntry
 from admin_panel.permissions import role_of
+from provider_schemas.homes import profile_name
 
 
 def record(
@@ -63,6 +64,7 @@ def record(
         actor_role=role_of(real_user) if real_user is not None else "",
         channel=channel,
         home=str(home),
+        profile=profile_name(Path(home)),
         kind=kind,
         provider=provider,
         summary=summary[:500],

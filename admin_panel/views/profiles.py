@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 import provider_schemas
-from admin_panel.home import current_home
+from admin_panel.home import panel_home
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors.profiles import profiles_overview
 from admin_panel.services import profiles as services
@@ -19,7 +19,7 @@ from provider_schemas.profiles import ProfileSet, discover_profiles
 @require_GET
 @viewer_required
 def profiles_page(request: HttpRequest) -> HttpResponse:
-    overview = profiles_overview(home=current_home())
+    overview = profiles_overview(home=panel_home())
     return render(request, "profiles/overview.html", {"overview": overview, "can_change": can_change(request.user)})
 
 
@@ -27,7 +27,7 @@ def _provider_choices() -> list[dict[str, str]]:
     """Providers with declared settings, as the panel's own home discovers them."""
     return [
         {"value": entry.name, "label": f"{entry.label} ({entry.name})"}
-        for entry in provider_schemas.discover(home=current_home()).providers
+        for entry in provider_schemas.discover(home=panel_home()).providers
         if entry.name != provider_schemas.BUILTIN_NAME and entry.has_schema
     ]
 
@@ -59,13 +59,13 @@ def _posted(request: HttpRequest) -> dict[str, Any]:
 @require_GET
 @staff_required
 def profiles_copy(request: HttpRequest) -> HttpResponse:
-    return _copy_form(request, found=discover_profiles(home=current_home()))
+    return _copy_form(request, found=discover_profiles(home=panel_home()))
 
 
 @require_POST
 @staff_required
 def profiles_copy_review(request: HttpRequest) -> HttpResponse:
-    found = discover_profiles(home=current_home())
+    found = discover_profiles(home=panel_home())
     chosen = _posted(request)
     try:
         plan = services.plan_copy(found=found, **chosen)
@@ -77,7 +77,7 @@ def profiles_copy_review(request: HttpRequest) -> HttpResponse:
 @require_POST
 @staff_required
 def profiles_copy_apply(request: HttpRequest) -> HttpResponse:
-    found = discover_profiles(home=current_home())
+    found = discover_profiles(home=panel_home())
     chosen = _posted(request)
     fingerprints = {name: request.POST.get(f"fp:{name}", "") for name in chosen["targets"]}
     try:

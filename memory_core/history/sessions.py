@@ -379,6 +379,19 @@ def _recent_ids(history: History, where: str, params: list[Any]) -> list[str]:
     return [r["id"] for r in ordered]
 
 
+def activity_summary(history: History, filters: ListFilters) -> tuple[int, float | None]:
+    """How many sessions ``filters`` list, and the latest activity in the whole history (the newest
+    message of any session, compression continuations and subagents included; else the newest
+    start), without building the list."""
+    where, params = _where(filters)
+    total = history.one(f"SELECT COUNT(*) AS n FROM sessions s WHERE {where}", params)["n"]
+    latest = history.one(
+        "SELECT MAX(t) AS t FROM (SELECT MAX(timestamp) AS t FROM messages"
+        " UNION ALL SELECT MAX(started_at) FROM sessions)"
+    )["t"]
+    return total, latest
+
+
 def list_sessions(history: History, filters: ListFilters) -> dict[str, Any]:
     """``{"sessions", "total", "limit", "offset"}`` of ``GET /api/sessions`` (§4.2)."""
     where, params = _where(filters)

@@ -143,7 +143,8 @@ def test_it_exports_json_lines_that_respect_the_filters(owner_client, owner, hom
     assert [r["summary"] for r in records] == ["exported"]
     assert records[0]["user"] == "owner"
     assert records[0]["details"]["changes"][0]["new"] == "http://x"
-    assert set(records[0]) == {"id", "created_at", "user", "channel", "home", "kind", "provider", "summary", "details"}
+    assert set(records[0]) == {"id", "created_at", "user", "channel", "home", "profile", "kind", "provider",
+                               "summary", "details"}
 
 
 def test_it_exports_csv_with_formula_looking_cells_turned_into_text(owner_client, django_user_model, home):
@@ -153,8 +154,9 @@ def test_it_exports_csv_with_formula_looking_cells_turned_into_text(owner_client
 
     rows = list(csv.reader(io.StringIO(_export(owner_client, "format=csv"))))
 
-    assert rows[0] == ["id", "created_at", "user", "channel", "home", "kind", "provider", "summary", "details"]
-    summaries = [row[7] for row in rows[1:]]
+    assert rows[0] == ["id", "created_at", "user", "channel", "home", "profile", "kind", "provider", "summary",
+                       "details"]
+    summaries = [row[8] for row in rows[1:]]
     assert "'=HYPERLINK(\"http://evil\")" in summaries
     assert {"'+1+1", "'-2", "'@SUM(A1)", "plain summary"} <= set(summaries)
     assert all(row[2] == "'=cmd|' /C calc'!A0" for row in rows[1:])

@@ -176,3 +176,19 @@ def test_it_falls_back_to_polling_when_the_stream_is_refused_and_still_updates(p
 
     page.locator("#entries-memory .entry-text", has_text="Seen through the fallback poll.").wait_for(
         state="attached", timeout=SHOW_TIMEOUT_MS)
+
+
+def test_it_pushes_a_write_to_the_chosen_profile_to_that_profiles_page(page, panel):
+    ops = panel.home / "profiles" / "ops"
+    write_store(ops, "memory", ["Ops runs the pager."])
+    _sign_in(page, panel)
+    page.goto(f"{panel.base}/profile/ops/memory/")
+    _wait_streaming(page)
+
+    _write_in_another_process(panel.home, "Written to the default profile only.")
+    _write_in_another_process(ops, "Pushed to the ops page by the change feed.")
+    page.locator("#entries-memory .entry-text", has_text="Pushed to the ops page by the change feed.").wait_for(
+        state="attached", timeout=SHOW_TIMEOUT_MS)
+
+    assert "Written to the default profile only." not in page.locator("main").inner_text()
+    assert page.evaluate("document.documentElement.dataset.liveMode") == "stream"

@@ -309,6 +309,8 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
         "Uses a standing desk.", TOKEN_NAME, *USER_PLUGIN_TEXTS, "Deploys go to Ubuntu 24.04 hosts since March.",
         REFUSED_ENTRY, *PROVIDER_DEFAULTS, "Scratchpad (demo: broken schema)", "Old Copy",
     ]
+    for store in ("MEMORY.md", "USER.md"):  # the ops profile's entries, as the demo wrote them
+        content += (home / "profiles" / "ops" / "memories" / store).read_text(encoding="utf-8").split("\n§\n")
     content += _history_texts(home)
     # every line of every entry, as the page may split them
     content += [line for text in list(content) for line in text.splitlines()]
@@ -428,6 +430,10 @@ def _pages(home: Path) -> Iterator[Request]:
     yield "staff", "POST", "/schema-preview/field/?key=bank_id", {"choice": "bundled:hindsight", "v:bank_id": "b"}
     yield from _account_pages()
     yield "staff", "GET", "/profiles/copy/", None
+    # Issue 19: another profile's pages (the header's switcher), and names that are no profile.
+    for path in ("/profile/ops/memory/", "/profile/ops/settings/", "/profile/ops/providers/",
+                 "/profile/nope/memory/", "/profile/Bad!/memory/", "/profile/sudo/memory/"):
+        yield "staff", "GET", path, None
     for what in ("memory", "hindsight", "honcho"):
         yield "staff", "POST", "/profiles/copy/review/", {"what": what, "source": "default", "target": ["ops", "coder"]}
     yield "staff", "POST", "/profiles/copy/review/", {"what": "memory", "source": "default", "target": []}

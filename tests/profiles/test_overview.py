@@ -114,12 +114,12 @@ def test_it_reports_usage_blocked_entries_and_pending_writes_per_profile(home: P
     assert rows["ops"].cells["usage_memory"].value.total_chars == 65
 
 
-def test_it_links_other_profiles_with_the_profile_parameter_and_its_own_home_without(home: Path) -> None:
+def test_it_links_other_profiles_under_their_prefix_and_its_own_home_without(home: Path) -> None:
     make_profile(home, "ops", config=memory_config(provider="supermemory"))
     rows = {row.name: row for row in profiles_overview(home=home).rows}
-    assert rows["ops"].cells["memory_enabled"].url == "/settings/?profile=ops#set-memory_enabled"
-    assert rows["ops"].cells["provider"].url == "/providers/supermemory/?profile=ops"
-    assert rows["ops"].cells["pending"].url == "/memory/pending/?profile=ops"
+    assert rows["ops"].cells["memory_enabled"].url == "/profile/ops/settings/#set-memory_enabled"
+    assert rows["ops"].cells["provider"].url == "/profile/ops/providers/supermemory/"
+    assert rows["ops"].cells["pending"].url == "/profile/ops/memory/pending/"
     assert rows["default"].cells["memory_enabled"].url == "/settings/#set-memory_enabled"
     assert rows["default"].cells["provider"].url == "/providers/"
 

@@ -18,7 +18,7 @@ def test_it_shows_one_row_per_profile_to_a_viewer(viewer_client, home: Path) -> 
     assert html.count('data-profile="') == 3
     assert 'data-profile="ops"' in html and "User profile is switched off" in html
     assert "MEMORY.md is over 90% full" in html
-    assert 'href="/settings/?profile=ops#set-user_profile_enabled"' in html
+    assert 'href="/profile/ops/settings/#set-user_profile_enabled"' in html
 
 
 def test_it_refuses_a_signed_in_user_without_a_role_and_sends_anonymous_to_sign_in(client, other_user, home) -> None:
