@@ -130,3 +130,22 @@ def test_it_finishes_an_interrupted_move_before_starting_another(profiles, real_
     assert all(plan.empty for plan in plans)  # the interrupted one was finished first
     assert all(where(real_keyring, path, name) == {"keyring"} for name, path in profiles.items())
     assert not group_journal_path(home).exists()
+
+
+@pytest.mark.django_db
+def test_it_finishes_the_move_at_start_up_and_sends_new_secrets_of_every_profile_to_its_store(profiles, real_keyring):
+    from admin_panel.models import AuditEntry
+    from admin_panel.selectors.providers import secret_store_for
+    from admin_panel.services.providers import finish_interrupted_secret_move
+
+    home = profiles["default"]
+    kill_after(home, "keyring", 2)
+
+    recovery = finish_interrupted_secret_move(home=home)  # what ``serve`` runs before serving
+
+    assert recovery is not None and recovery.completed
+    assert all(secret_store_for(home=path, fresh=True) == "keyring" for path in profiles.values())
+    entries = AuditEntry.objects.filter(kind=AuditEntry.Kind.SECRET_STORE)
+    assert sorted(e.home for e in entries) == sorted(str(os.path.realpath(p)) for p in profiles.values())
+    assert all(e.details == {"old": "env_file", "new": "keyring", "interrupted": True} for e in entries)
+    assert finish_interrupted_secret_move(home=home) is None
