@@ -49,7 +49,9 @@ def _move_offer(*, homes: list[Path], to: str, review: bool) -> dict[str, Any] |
         plans = [secret_moves.plan_move(home=each, to=to, checked=True) for each in homes]
     except (provider_schemas.SecretStoreUnavailable, provider_schemas.StorageParseError):
         return None
-    profiles = [{"name": profile_name(plan.home), "names": plan.variables} for plan in plans if not plan.empty]
+    profiles = [{"name": profile_name(plan.home), "names": plan.variables,
+                 "shadowed": plan.shadowed, "shadowing_file": plan.shadowing_file}
+                for plan in plans if not plan.empty]
     return {"to": to, "profiles": profiles, "count": sum(len(p["names"]) for p in profiles),
             "review": review and bool(profiles)}
 

@@ -75,6 +75,19 @@ class MovePlan:
         return move
 
     @property
+    def shadowed(self) -> list[str]:
+        """Variables moved out of Honcho's host block that a top-level key of the same file then
+        beats (the plugin reads host, then top level, then the environment): the agent would load
+        that other key after the move. Shown before confirming."""
+        if self.host_block is None or self.to != KEYRING:
+            return []
+        return list(self.host_block.root_set)
+
+    @property
+    def shadowing_file(self) -> str:
+        return self.host_block.doc.label if self.host_block is not None else ""
+
+    @property
     def variables(self) -> list[str]:
         """Every variable the move touches (moved or dropped), sorted."""
         return sorted({*self.names, *self.dropped})
@@ -96,6 +109,7 @@ class HostBlockSecrets:
     block: str
     slots: dict[str, str]
     values: dict[str, str] = field(repr=False)
+    root_set: list[str] = field(default_factory=list)  # also set at the file's top level (every host's)
 
 
 def _host_block_values(data: object, block: str, slots: dict[str, str]) -> dict[str, str]:
@@ -126,7 +140,8 @@ def host_block_secrets(*, home: Path, env: EnvDoc) -> HostBlockSecrets | None:
         values = _host_block_values(doc.data, block, slots)
         if not values:
             return None
-        return HostBlockSecrets(doc, block, {n: slots[n] for n in values}, values)
+        root_set = [n for n in values if isinstance(doc.data.get(slots[n]), str) and doc.data[slots[n]].strip()]
+        return HostBlockSecrets(doc, block, {n: slots[n] for n in values}, values, root_set)
     return None
 
 
@@ -351,10 +366,13 @@ def finish_interrupted_group(home: Path) -> GroupRecovery | None:
             for each in ordered:
                 _commit_plan(plan_move(home=each, to=to), [])
         except Exception as exc:
-            problem = getattr(getattr(exc, "check", None), "problem", None) or type(exc).__name__
+            check = getattr(exc, "check", None)
+            problem = getattr(check, "problem", None) or type(exc).__name__
+            detail = getattr(check, "detail", "")  # the backend's words, the probe value hidden
             logger.warning(
-                "An interrupted move of every profile's secrets to %s could not be finished (%s); nothing was "
-                "deleted. It is tried again at the next start: %s", to, problem, ", ".join(map(str, ordered)),
+                "An interrupted move of every profile's secrets to %s could not be finished (%s%s); nothing was "
+                "deleted. It is tried again at the next start: %s",
+                to, problem, f": {detail}" if detail else "", ", ".join(map(str, ordered)),
             )
             return GroupRecovery(to=to, homes=ordered, completed=False, problem=str(problem))
         _remove_group_journal(path)

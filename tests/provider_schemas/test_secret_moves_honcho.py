@@ -20,7 +20,7 @@ import pytest
 from provider_schemas import keyring_service
 from provider_schemas.saving import journal
 from provider_schemas.saving.locks import recover
-from provider_schemas.saving.secret_moves import every_profile_home, move_secrets, move_secrets_of_homes
+from provider_schemas.saving.secret_moves import every_profile_home, move_secrets, move_secrets_of_homes, plan_move
 
 REPO = Path(__file__).resolve().parents[2]
 AGENT_PYTHON = Path(os.environ.get("HERMES_0190_PYTHON", "/tmp/hermes-0190/bin/python"))
@@ -184,3 +184,14 @@ def test_it_leaves_the_real_plugin_loading_the_key_as_before_after_each_move(hon
     assert "apiKey" not in after["loaded_file"]["hosts"]["hermes"]  # loaded from HONCHO_API_KEY now
     assert panel_entries(real_keyring, honcho_home) == {}
     assert f'HONCHO_API_KEY="{KEY}"' in (honcho_home / ".env").read_text()
+
+
+def test_it_says_before_the_move_when_a_top_level_key_would_win_over_the_moved_one(honcho_home, real_keyring):
+    write_json(honcho_home / "honcho.json", {"apiKey": "root-key", "hosts": {"hermes": {"apiKey": KEY}}})
+
+    plan = plan_move(home=honcho_home, to="keyring")
+
+    assert plan.shadowed == ["HONCHO_API_KEY"] and plan.shadowing_file == "honcho.json"
+    assert plan_move(home=honcho_home, to="env_file").shadowed == []
+    write_json(honcho_home / "honcho.json", {"hosts": {"hermes": {"apiKey": KEY}}})
+    assert plan_move(home=honcho_home, to="keyring").shadowed == []

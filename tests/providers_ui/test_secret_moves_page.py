@@ -203,3 +203,18 @@ def test_it_moves_no_profile_when_one_profiles_secrets_changed_since_the_review(
     assert "Nothing was moved: the stored secrets changed" in response.content.decode()
     assert real_keyring.items() == {}
     assert (home / ".env").read_text() == ENV_TEXT
+
+
+def test_it_warns_in_the_review_when_honchos_top_level_key_would_win_after_the_move(owner_client, home, real_keyring):
+    write(home / ".env", "HONCHO_API_KEY=hc-host\n")
+    write(home / "honcho.json", json.dumps({"apiKey": "hc-root", "hosts": {"hermes": {"apiKey": "hc-host"}}}))
+
+    review = owner_client.get(URL + "?move=keyring").content.decode()
+
+    assert "honcho.json also holds an API key at its top level" in review
+    assert "instead of HONCHO_API_KEY" in review
+    assert "hc-root" not in review and "hc-host" not in review
+    out = io.StringIO()
+    call_command("secrets", "move", "--to", "keyring", "--yes", stdout=out)
+    assert "Warning: honcho.json also holds an API key at its top level" in out.getvalue()
+    assert "hc-root" not in out.getvalue()
