@@ -77,6 +77,7 @@ def move_secrets(
     ``secret_moves.MoveChanged``."""
     if to not in SECRET_STORES:
         raise ValueError(f"Unknown secret store: {to}")
+    finish_interrupted_secret_move(home=home)  # a killed move of every profile is finished first
     homes = secret_moves.every_profile_home(home) if all_profiles else [home]
     plans = secret_moves.move_secrets_of_homes(homes=homes, to=to, expected=expected)
     for plan in plans:

@@ -149,3 +149,19 @@ def test_it_finishes_the_move_at_start_up_and_sends_new_secrets_of_every_profile
     assert sorted(e.home for e in entries) == sorted(str(os.path.realpath(p)) for p in profiles.values())
     assert all(e.details == {"old": "env_file", "new": "keyring", "interrupted": True} for e in entries)
     assert finish_interrupted_secret_move(home=home) is None
+
+
+@pytest.mark.django_db
+def test_it_finishes_an_interrupted_move_of_every_profile_before_moving_a_single_one(profiles, real_keyring):
+    from admin_panel.selectors.providers import secret_store_for
+    from admin_panel.services.providers import move_secrets
+
+    kill_after(profiles["default"], "keyring", 1)
+
+    move_secrets(home=profiles["work"], to="env_file", channel="command")
+
+    assert where(real_keyring, profiles["work"], "work") == {"env_file"}
+    assert where(real_keyring, profiles["play"], "play") == {"keyring"}  # the interrupted move was finished
+    assert where(real_keyring, profiles["default"], "default") == {"keyring"}
+    assert secret_store_for(home=profiles["play"], fresh=True) == "keyring"
+    assert secret_store_for(home=profiles["work"], fresh=True) == "env_file"
