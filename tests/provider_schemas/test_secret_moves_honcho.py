@@ -195,3 +195,19 @@ def test_it_says_before_the_move_when_a_top_level_key_would_win_over_the_moved_o
     assert plan_move(home=honcho_home, to="env_file").shadowed == []
     write_json(honcho_home / "honcho.json", {"hosts": {"hermes": {"apiKey": KEY}}})
     assert plan_move(home=honcho_home, to="keyring").shadowed == []
+
+
+def test_it_edits_the_shared_honcho_config_in_the_users_home_when_that_is_the_file_read(
+    honcho_home, user_home, real_keyring
+):
+    (honcho_home / "honcho.json").unlink()
+    shared = user_home / ".honcho" / "config.json"
+    shared.parent.mkdir()
+    write_json(shared, {"hosts": {"hermes": {"apiKey": KEY}, "other-app": {"apiKey": "not-ours"}}})
+
+    move_secrets(home=honcho_home, to="keyring")
+
+    assert json.loads(shared.read_text()) == {"hosts": {"hermes": {}, "other-app": {"apiKey": "not-ours"}}}
+    assert panel_entries(real_keyring, honcho_home) == {"HONCHO_API_KEY": KEY}
+    assert not (honcho_home / "honcho.json").exists()  # never created: it would hide the shared file
+    assert files_holding(user_home, KEY) == [] and files_holding(honcho_home, KEY) == []
