@@ -135,6 +135,7 @@ def test_it_finishes_an_interrupted_move_before_starting_another(profiles, real_
 @pytest.mark.django_db
 def test_it_finishes_the_move_at_start_up_and_sends_new_secrets_of_every_profile_to_its_store(profiles, real_keyring):
     from admin_panel.models import AuditEntry
+    from admin_panel.selectors.audit import describe
     from admin_panel.selectors.providers import secret_store_for
     from admin_panel.services.providers import finish_interrupted_secret_move
 
@@ -148,6 +149,7 @@ def test_it_finishes_the_move_at_start_up_and_sends_new_secrets_of_every_profile
     entries = AuditEntry.objects.filter(kind=AuditEntry.Kind.SECRET_STORE)
     assert sorted(e.home for e in entries) == sorted(str(os.path.realpath(p)) for p in profiles.values())
     assert all(e.details == {"old": "env_file", "new": "keyring", "interrupted": True} for e in entries)
+    assert describe(entries[0]) == "Finished an interrupted move of every profile's stored secrets to the OS keyring"
     assert finish_interrupted_secret_move(home=home) is None
 
 
