@@ -242,6 +242,9 @@ def _secret_store(entry: AuditEntry, details: Mapping[str, Any]) -> str:
     if isinstance(moved, list) and all(isinstance(n, str) for n in moved):
         return gettext("Moved %(count)s stored secrets to the %(new)s: %(names)s") % {
             "count": len(moved), "new": _store(new), "names": ", ".join(moved) or "-"}
+    if details.get("interrupted") is True:
+        return gettext("Finished an interrupted move of every profile's stored secrets to the %(new)s") % {
+            "new": _store(new)}
     return gettext("New secrets go to: %(new)s (before: %(old)s)") % {"new": _store(new), "old": _store(old)}
 
 

@@ -77,6 +77,7 @@ def move_secrets(
     ``secret_moves.MoveChanged``."""
     if to not in SECRET_STORES:
         raise ValueError(f"Unknown secret store: {to}")
+    finish_interrupted_secret_move(home=home)  # a killed move of every profile is finished first
     homes = secret_moves.every_profile_home(home) if all_profiles else [home]
     plans = secret_moves.move_secrets_of_homes(homes=homes, to=to, expected=expected)
     for plan in plans:
@@ -95,6 +96,30 @@ def move_secrets(
                 username=username,
             )
     return plans
+
+
+def finish_interrupted_secret_move(*, home: Path) -> secret_moves.GroupRecovery | None:
+    """At start-up: finish a move of every profile's secrets that a killed process left half-done
+    (``secret_moves.finish_interrupted_group``); once finished, every profile's new secrets go to
+    the store they were moved to, as the move would have recorded, and it is audited."""
+    recovery = secret_moves.finish_interrupted_group(home)
+    if recovery is None or not recovery.completed:
+        return recovery
+    for each in recovery.homes:
+        old = secret_store_for(home=each, fresh=True)
+        HomePreference.objects.update_or_create(home=home_key(each), key=SECRET_STORE_KEY,
+                                                defaults={"value": recovery.to})
+        forget_home_cache(each)
+        audit.record(
+            user=None,
+            channel="command",
+            home=each,
+            kind=AuditEntry.Kind.SECRET_STORE,
+            summary=f"Finished an interrupted move of every profile's stored secrets to the {recovery.to}",
+            details={"old": old, "new": recovery.to, "interrupted": True},
+            username="",
+        )
+    return recovery
 
 
 def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterable[str]) -> None:

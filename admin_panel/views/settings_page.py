@@ -24,7 +24,9 @@ from admin_panel.localisation import (
 from admin_panel.permissions import can_change, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
+from provider_schemas.homes import profile_name
 from provider_schemas.saving import secret_moves
+from provider_schemas.secret_stores import ENV_FILE, KEYRING
 from provider_schemas.secret_stores.probe import check_keyring
 
 
@@ -41,27 +43,37 @@ def _provider_choices(*, home: Path, current: str) -> list[dict[str, Any]]:
     return choices
 
 
-def _keyring_context(*, home: Path, review: str = "") -> dict[str, Any]:
-    """Whether the keyring can be chosen, checked before anyone clicks (and why not), and which
-    stored secrets a move would carry into the store in use (names only)."""
+def _move_offer(*, homes: list[Path], to: str, review: bool) -> dict[str, Any] | None:
+    """One direction of the move: the variables each profile would move (names only)."""
+    try:
+        plans = [secret_moves.plan_move(home=each, to=to, checked=True) for each in homes]
+    except (provider_schemas.SecretStoreUnavailable, provider_schemas.StorageParseError):
+        return None
+    profiles = [{"name": profile_name(plan.home), "names": plan.variables,
+                 "shadowed": plan.shadowed, "shadowing_file": plan.shadowing_file}
+                for plan in plans if not plan.empty]
+    return {"to": to, "profiles": profiles, "count": sum(len(p["names"]) for p in profiles),
+            "review": review and bool(profiles)}
+
+
+def _keyring_context(*, home: Path, review: str = "", all_profiles: bool = False) -> dict[str, Any]:
+    """Whether the keyring can be chosen, checked before anyone clicks (and why not), and the
+    stored secrets a move would carry into each store, whichever is in use (names only)."""
     check = check_keyring(home=home)
+    every_home = secret_moves.every_profile_home(home)
     context: dict[str, Any] = {
         "keyring_usable": check.usable,
         "keyring_problem": "" if check.usable else keyring_check_message(check, with_detail=False),
         "keyring_problem_detail": check.detail,
-        "move_to": "",
-        "move_names": [],
-        "move_review": False,
+        "move_offers": [],
+        "move_all_profiles": all_profiles and len(every_home) > 1,
+        "profile_count": len(every_home),
     }
     if not check.usable:
-        return context
-    store = selectors.secret_store_for(home=home)
-    try:
-        plan = secret_moves.plan_move(home=home, to=store, checked=True)
-    except (provider_schemas.SecretStoreUnavailable, provider_schemas.StorageParseError):
-        return context
-    if not plan.empty:
-        context.update(move_to=store, move_names=plan.variables, move_review=review == store)
+        return context  # neither direction can read or write the keyring
+    homes = every_home if context["move_all_profiles"] else [home]
+    offers = [_move_offer(homes=homes, to=to, review=review == to) for to in (KEYRING, ENV_FILE)]
+    context["move_offers"] = [offer for offer in offers if offer is not None]
     return context
 
 
@@ -87,7 +99,8 @@ def _context(
         "conflict": conflict or [],
         "provider_choices": _provider_choices(home=home, current=current_provider),
         "secret_store": selectors.secret_store_for(home=home),
-        **_keyring_context(home=home, review=request.GET.get("move", "")),
+        **_keyring_context(home=home, review=request.GET.get("move", ""),
+                           all_profiles=request.GET.get("profiles") == "all"),
         "config_exists": (home / "config.yaml").exists(),
     }
 
@@ -133,10 +146,13 @@ def _move_secrets(request: HttpRequest, *, home: Path) -> HttpResponse:
     if to not in selectors.SECRET_STORES:
         messages.error(request, _("Choose one of the offered secret stores."))
         return redirect("memory_settings")
-    expected = request.POST.getlist("variable")
+    all_profiles = request.POST.get("profiles") == "all"
+    homes = secret_moves.every_profile_home(home) if all_profiles else [home]
+    # The confirmed names per profile: ``variable:<profile>`` fields, one per variable.
+    expected = {str(each): request.POST.getlist(f"variable:{profile_name(each)}") for each in homes}
     try:
-        plan = services.move_secrets(home=home, to=to, user=request.user, channel="panel",
-                                     expected={str(home): expected})[0]
+        plans = services.move_secrets(home=home, to=to, user=request.user, channel="panel",
+                                      expected=expected, all_profiles=all_profiles)
     except secret_moves.MoveChanged:
         messages.error(request, _("Nothing was moved: the stored secrets changed since you reviewed the move. "
                                   "Review it again."))
@@ -149,10 +165,11 @@ def _move_secrets(request: HttpRequest, *, home: Path) -> HttpResponse:
     except provider_schemas.SaveFailed as exc:
         messages.error(request, services.describe_save_failure(exc, home=home)[1])
     else:
-        where = _("the OS keyring") if to == "keyring" else _("the .env file")
+        where = _("the OS keyring") if to == KEYRING else _("the .env file")
+        names = sorted({name for plan in plans for name in plan.variables})
+        count = sum(len(plan.variables) for plan in plans)
         messages.success(request, _("Moved %(count)s stored secrets to %(where)s: %(names)s. New secrets go there "
-                                    "too.") % {"count": len(plan.variables), "where": where,
-                                               "names": ", ".join(plan.variables)})
+                                    "too.") % {"count": count, "where": where, "names": ", ".join(names)})
     return redirect(reverse("memory_settings") + "#secret-store")
 
 

@@ -18,26 +18,36 @@ names the variables. Values are never journalled or logged.
 
 A variable already set in both stores keeps the value the agent sees (the ``.env`` one, which
 overrides its environment); the other copy is dropped.
+
+Honcho's key is also mirrored in plain text into its host block of ``honcho.json`` with the env file
+store (0.19.0 behaviour), and the plugin reads that copy first. A move to the keyring takes the
+host-block value (the one the agent loads) into the keyring and removes it from the block, in the
+same commit and journal; a move back to ``.env`` does not re-create it, so the agent then loads the
+key from ``HONCHO_API_KEY``. An OAuth access token in the block is never touched.
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import logging
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from provider_schemas.config_schema import STORAGE_HONCHO_HOST_BLOCK
 from provider_schemas.errors import StorageParseError
 from provider_schemas.homes import PROFILE_NAME_RE, root_home
+from provider_schemas.loading.discovery import discover
 from provider_schemas.saving import journal
 from provider_schemas.saving.locks import home_lock
 from provider_schemas.saving.transaction import FileWrite, KeyringOp, commit
 from provider_schemas.secret_stores import ENV_FILE, KEYRING, SECRET_STORES
 from provider_schemas.secret_stores.environment import declared_secret_variables
 from provider_schemas.secret_stores.keyring_store import KeyringStore
+from provider_schemas.storage import honcho as honcho_storage
 from provider_schemas.storage.env_file import EnvDoc, read_env, render
-from provider_schemas.storage.json_doc import real_target
+from provider_schemas.storage.json_doc import JsonDoc, read_json_doc, real_target, render_json
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +64,28 @@ class MovePlan:
     dropped: list[str] = field(default_factory=list)
     writes: list[FileWrite] = field(default_factory=list, repr=False)
     keyring_ops: list[KeyringOp] = field(default_factory=list, repr=False)
+    host_block: HostBlockSecrets | None = field(default=None, repr=False)
+
+    @property
+    def journal_move(self) -> dict[str, object]:
+        """The journal's ``move`` section: names only, never values."""
+        move: dict[str, object] = {"to": self.to, "names": self.variables}
+        if self.host_block is not None and self.to == KEYRING:
+            move["host_block"] = {"block": self.host_block.block, "slots": self.host_block.slots}
+        return move
+
+    @property
+    def shadowed(self) -> list[str]:
+        """Variables moved out of Honcho's host block that a top-level key of the same file then
+        beats (the plugin reads host, then top level, then the environment): the agent would load
+        that other key after the move. Shown before confirming."""
+        if self.host_block is None or self.to != KEYRING:
+            return []
+        return list(self.host_block.root_set)
+
+    @property
+    def shadowing_file(self) -> str:
+        return self.host_block.doc.label if self.host_block is not None else ""
 
     @property
     def variables(self) -> list[str]:
@@ -63,6 +95,68 @@ class MovePlan:
     @property
     def empty(self) -> bool:
         return not self.names and not self.dropped
+
+
+OAUTH_PREFIX = "hch-at-"  # an OAuth access token in Honcho's host block: never moved
+
+
+@dataclass
+class HostBlockSecrets:
+    """Plain-text secrets in the active host block of Honcho's file. ``slots``: variable → key in
+    the block; ``values``: variable → value (never journalled)."""
+
+    doc: JsonDoc
+    block: str
+    slots: dict[str, str]
+    values: dict[str, str] = field(repr=False)
+    root_set: list[str] = field(default_factory=list)  # also set at the file's top level (every host's)
+
+
+def _host_block_values(data: object, block: str, slots: dict[str, str]) -> dict[str, str]:
+    found: dict[str, str] = {}
+    if not isinstance(data, dict):
+        return found
+    entries = honcho_storage.host_block(data, block)
+    for name, slot in slots.items():
+        value = entries.get(slot)
+        if isinstance(value, str) and value.strip() and not value.startswith(OAUTH_PREFIX):
+            found[name] = value
+    return found
+
+
+def host_block_secrets(*, home: Path, env: EnvDoc) -> HostBlockSecrets | None:
+    """The plain-text secrets in ``home``'s Honcho host block, when there are any."""
+    for entry in discover(home=home).providers:
+        schema = entry.schema
+        if schema is None or schema.storage != STORAGE_HONCHO_HOST_BLOCK:
+            continue
+        slots = {f.env_key: f.key for f in schema.fields if f.is_secret and f.env_key and f.scope != "root"}
+        if not slots:
+            return None
+        target, doc = honcho_storage.resolve_target(home, env_host=env.non_empty("HERMES_HONCHO_HOST"))
+        if doc.data is None:
+            return None  # no file, or one the plugin cannot parse either: it holds no key the agent reads
+        block = honcho_storage.block_key(doc.data, target.host)
+        values = _host_block_values(doc.data, block, slots)
+        if not values:
+            return None
+        root_set = [n for n in values if isinstance(doc.data.get(slots[n]), str) and doc.data[slots[n]].strip()]
+        return HostBlockSecrets(doc, block, {n: slots[n] for n in values}, values, root_set)
+    return None
+
+
+def _host_block_write(found: HostBlockSecrets) -> FileWrite:
+    data = found.doc.copy_data()
+    block = honcho_storage.writable_block(data, found.block)
+    for slot in found.slots.values():
+        block.pop(slot, None)
+    path = found.doc.path
+    try:
+        old_mode: int | None = os.stat(path).st_mode & 0o777
+    except OSError:
+        old_mode = None
+    mode = old_mode if old_mode is not None else 0o600
+    return FileWrite(real_target(path), found.doc.label, render_json(data), found.doc.raw, mode, old_mode)
 
 
 def _env_write(home: Path, env: EnvDoc, changes: dict[str, str | None]) -> FileWrite:
@@ -91,13 +185,20 @@ def plan_move(*, home: Path, to: str, checked: bool = False) -> MovePlan:
     in_keyring = keyring.get_many(declared)
     plan = MovePlan(home=home, to=to)
     if to == KEYRING:
+        host = host_block_secrets(home=home, env=env)
+        in_host = host.values if host is not None else {}
         for name in declared:
-            value = env.non_empty(name)
+            # The plugin reads the host-block copy before HONCHO_API_KEY: keep the one it loads.
+            value = in_host.get(name, env.non_empty(name))
             if value is not None:
                 plan.names.append(name)
                 plan.keyring_ops.append(KeyringOp(name, value))
-        if plan.names:
-            plan.writes.append(_env_write(home, env, {name: None for name in plan.names}))
+        from_env = [name for name in plan.names if env.non_empty(name) is not None]
+        if from_env:
+            plan.writes.append(_env_write(home, env, {name: None for name in from_env}))
+        if host is not None:
+            plan.host_block = host
+            plan.writes.append(_host_block_write(host))
         return plan
     changes: dict[str, str | None] = {}
     for name in declared:
@@ -141,31 +242,144 @@ def move_secrets_of_homes(
     and planned before anything is written (one refusal stops all), and when a later home fails
     the homes already moved are put back exactly (``.env`` bytes and keyring entries).
 
+    Over several homes the move is also crash-safe as one operation: a group journal in the first
+    home's panel folder names the homes and the target store before the first home is written, and
+    is removed once every home is done (or put back). A process killed in between leaves it; the
+    next start (``finish_interrupted_group``) moves the homes not yet moved, so no profile is left
+    behind in the old store.
+
     ``expected``: confirmed variable names per home (``str(home)``)."""
     ordered = sorted(dict.fromkeys(Path(os.path.realpath(h)) for h in homes))  # one lock order: no deadlock
     with contextlib.ExitStack() as stack:
         for home in ordered:
             stack.enter_context(home_lock(home))
+        if len(ordered) > 1:
+            finish_interrupted_group(ordered[0])  # an earlier killed move of every profile comes first
         plans = [plan_move(home=home, to=to) for home in ordered]
         if expected is not None:
             confirmed = {str(Path(os.path.realpath(k))): sorted(v) for k, v in expected.items()}
             if any(confirmed.get(str(plan.home), []) != plan.variables for plan in plans):
                 raise MoveChanged(sorted({n for plan in plans for n in plan.variables}))
+        _lock_honcho_files(stack, ordered)
+        group = None
+        if len(ordered) > 1 and any(not plan.empty for plan in plans):
+            group = _write_group_journal(root_home(ordered[0]), to=to, homes=ordered)
         done: list[tuple[MovePlan, dict[str, str]]] = []
         try:
-            for plan in plans:
-                if plan.empty:
+            for index, planned in enumerate(plans):
+                if planned.empty:
                     continue
-                store = KeyringStore(plan.home)
-                previous = store.get_many(plan.variables)
-                commit(plan.writes, plan.keyring_ops, store, home=plan.home if plan.writes else None,
-                       move={"to": to, "names": plan.variables})
-                done.append((plan, previous))
+                # Planned again: profiles sharing the default profile's honcho.json see the file
+                # as the homes before them left it.
+                plan = plan_move(home=planned.home, to=to, checked=True) if index else planned
+                plans[index] = plan
+                _commit_plan(plan, done)
         except BaseException:
             for plan, previous in reversed(done):
                 _put_back(plan, previous)
+            if group is not None:
+                _remove_group_journal(group)
             raise
+        if group is not None:
+            _remove_group_journal(group)
     return plans
+
+
+def _commit_plan(plan: MovePlan, done: list[tuple[MovePlan, dict[str, str]]]) -> None:
+    if plan.empty:
+        return
+    store = KeyringStore(plan.home)
+    previous = store.get_many(plan.variables)
+    commit(plan.writes, plan.keyring_ops, store, home=plan.home if plan.writes else None, move=plan.journal_move)
+    done.append((plan, previous))
+
+
+def _lock_honcho_files(stack: contextlib.ExitStack, homes: list[Path]) -> None:
+    """Honcho's own file lock (the agent's OAuth refresh takes it) on every file a move may edit."""
+    paths = {os.path.realpath(honcho_storage.choose_file(home)[0]) for home in homes}
+    for path in sorted(paths):
+        if os.path.exists(path):
+            stack.enter_context(honcho_storage.file_lock(Path(path)))
+
+
+# -- one move over every profile: the group journal -------------------------------------------------
+
+GROUP_JOURNAL = "secret-move-group.json"
+
+
+def group_journal_path(home: Path) -> Path:
+    return journal.panel_dir(home) / GROUP_JOURNAL
+
+
+def _write_group_journal(home: Path, *, to: str, homes: list[Path]) -> Path:
+    """Names and store only; fsynced before the first home is written."""
+    path = group_journal_path(home)
+    path.parent.mkdir(mode=0o700, exist_ok=True)
+    data = json.dumps({"version": 1, "to": to, "homes": [str(h) for h in homes]}, indent=1).encode("utf-8")
+    temp = journal.write_temp(path, data, 0o600)
+    os.replace(temp, path)
+    journal.fsync_dir(path.parent)
+    return path
+
+
+def _remove_group_journal(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    journal.fsync_dir(path.parent)
+
+
+@dataclass
+class GroupRecovery:
+    """What ``finish_interrupted_group`` found: the store and homes of the interrupted move."""
+
+    to: str
+    homes: list[Path]
+    completed: bool
+    problem: str = ""
+
+
+def finish_interrupted_group(home: Path) -> GroupRecovery | None:
+    """Finish a move of every profile that a killed process left half-done (called at start-up
+    with the default profile's home). Takes every home's lock, which first completes each home's own
+    interrupted commit, then moves what each home still holds in the old store. None: nothing to do.
+    Never raises: when the move cannot be finished (a locked keyring), the journal stays for the
+    next start, nothing is deleted and a warning names the homes."""
+    path = group_journal_path(root_home(Path(home)))
+    if not path.exists():
+        return None
+    try:
+        doc = json.loads(path.read_bytes().decode("utf-8"))
+        to = doc["to"]
+        homes = [Path(h) for h in doc["homes"]]
+        if to not in SECRET_STORES or not homes:
+            raise ValueError("no store or homes")
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        failed = journal.set_aside(path)
+        logger.warning("An unreadable record of a move of every profile was set aside as %s (%s)", failed, exc)
+        return GroupRecovery(to="", homes=[], completed=False, problem="unreadable")
+    ordered = sorted(dict.fromkeys(Path(os.path.realpath(h)) for h in homes if Path(h).is_dir()))
+    with contextlib.ExitStack() as stack:
+        for each in ordered:
+            stack.enter_context(home_lock(each))
+        try:
+            _lock_honcho_files(stack, ordered)
+            for each in ordered:
+                _commit_plan(plan_move(home=each, to=to), [])
+        except Exception as exc:
+            check = getattr(exc, "check", None)
+            problem = getattr(check, "problem", None) or type(exc).__name__
+            detail = getattr(check, "detail", "")  # the backend's words, the probe value hidden
+            logger.warning(
+                "An interrupted move of every profile's secrets to %s could not be finished (%s%s); nothing was "
+                "deleted. It is tried again at the next start: %s",
+                to, problem, f": {detail}" if detail else "", ", ".join(map(str, ordered)),
+            )
+            return GroupRecovery(to=to, homes=ordered, completed=False, problem=str(problem))
+        _remove_group_journal(path)
+    logger.warning("Finished an interrupted move of every profile's secrets to %s: %s",
+                   to, ", ".join(map(str, ordered)))
+    return GroupRecovery(to=to, homes=ordered, completed=True)
+
 
 
 def _put_back(plan: MovePlan, previous: dict[str, str]) -> None:
@@ -213,24 +427,25 @@ def finish_interrupted_move(home: Path, entries: list[journal.JournalEntry], mov
         )
         return journal.Recovery(completed=False, problems=[problem], keyring_names=names, failed_copy=failed)
 
-    if to not in SECRET_STORES or len(entries) > 1:
+    if to not in SECRET_STORES or len(entries) > 2:
         return give_up("the journal is not a move this version wrote")
+    pending: list[journal.JournalEntry] = []
+    for entry in entries:
+        current = journal.file_sha256(entry.target)
+        if current == entry.new_sha256:
+            continue
+        if current != entry.old_sha256 or journal.file_sha256(entry.temp) != entry.new_sha256:
+            return give_up(f"{entry.target} changed since the interrupted move")
+        pending.append(entry)
     renamed: list[Path] = []
     try:
-        for entry in entries:
-            current = journal.file_sha256(entry.target)
-            if current == entry.new_sha256:
-                continue
-            if current != entry.old_sha256 or journal.file_sha256(entry.temp) != entry.new_sha256:
-                return give_up(f"{entry.target} changed since the interrupted move")
-            if to == KEYRING:
-                # The old .env still holds every value: set them (again) before they leave it.
-                old = read_env(entry.target)
-                keyring.require_usable()
-                for name in names:
-                    value = old.non_empty(name)
-                    if value is not None:
-                        keyring.set(name, value)
+        if to == KEYRING and len(pending) == len(entries):
+            # Killed before the first rename: the old files still hold every value; set them (again)
+            # before they leave. (Once a file was renamed, every keyring entry had been set.)
+            keyring.require_usable()
+            for name, value in _old_values(home, pending, names, move.get("host_block")).items():
+                keyring.set(name, value)
+        for entry in pending:
             os.replace(entry.temp, entry.target)
             journal.fsync_dir(entry.target.parent)
             renamed.append(entry.target)
@@ -243,3 +458,19 @@ def finish_interrupted_move(home: Path, entries: list[journal.JournalEntry], mov
     journal.remove_journal(home)
     logger.warning("Finished an interrupted move of secrets to %s: %s", to, ", ".join(names))
     return journal.Recovery(completed=True, renamed=renamed, keyring_names=names)
+
+
+def _old_values(home: Path, entries: list[journal.JournalEntry], names: list[str], host: object) -> dict[str, str]:
+    """The values a move to the keyring takes from the files it has not replaced yet: ``.env``
+    first, then Honcho's host block (which the plugin reads first, so it wins)."""
+    values: dict[str, str] = {}
+    env_target = real_target(Path(home) / ".env")
+    for entry in sorted(entries, key=lambda e: e.target != env_target):
+        if entry.target == env_target:
+            old = read_env(entry.target)
+            values.update({n: v for n in names if (v := old.non_empty(n)) is not None})
+        elif isinstance(host, dict) and isinstance(host.get("slots"), dict):
+            slots = {str(k): str(v) for k, v in host["slots"].items() if k in names}
+            doc = read_json_doc(entry.target, label=entry.target.name)
+            values.update(_host_block_values(doc.data, str(host.get("block", "")), slots))
+    return values

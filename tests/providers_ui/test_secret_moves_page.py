@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 
+import keyring
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
@@ -51,7 +52,10 @@ def test_it_lists_the_variables_then_moves_them_only_after_confirmation(owner_cl
     assert entry.details["moved"] == ["MEM0_API_KEY", "SUPERMEMORY_API_KEY"]
     assert "m0-page-value" not in json.dumps(entry.details) + entry.summary
     assert describe(entry) == "Moved 2 stored secrets to the OS keyring: MEM0_API_KEY, SUPERMEMORY_API_KEY"
-    assert "Move stored secrets" not in owner_client.get(URL).content.decode()
+    after = owner_client.get(URL).content.decode()
+    assert "Nothing to move: no stored secret is left in the .env file." in after
+    assert 'href="?move=env_file#confirm-move"' in after  # and the way back is offered at once
+    assert 'href="?move=keyring#confirm-move"' not in after
 
 
 def test_it_refuses_a_confirmation_for_other_variables_than_those_stored(owner_client, home, real_keyring):
@@ -137,3 +141,80 @@ def test_it_moves_every_profile_from_the_command_line_when_asked(home, real_keyr
     assert entries(real_keyring, profile) == {"MEM0_API_KEY": "m0-work"}
     assert entries(real_keyring, home) == {"MEM0_API_KEY": "m0-page-value", "SUPERMEMORY_API_KEY": "sm-page-value"}
     assert AuditEntry.objects.filter(kind=AuditEntry.Kind.SECRET_STORE).count() == 2
+
+
+def test_it_offers_each_direction_whichever_store_is_current(owner_client, home, real_keyring):
+    write(home / ".env", ENV_TEXT)
+    keyring.set_password(keyring_service(home), "HONCHO_API_KEY", "hc-in-keyring")
+    assert HomePreference.objects.filter(key="secret_store").count() == 0  # the .env file is in use
+
+    page = owner_client.get(URL).content.decode()
+
+    to_keyring = page.split('id="move-to-keyring"')[1].split('id="move-to-env_file"')[0]
+    to_env = page.split('id="move-to-env_file"')[1]
+    assert "<code>MEM0_API_KEY</code>" in to_keyring and "<code>HONCHO_API_KEY</code>" not in to_keyring
+    assert "<code>HONCHO_API_KEY</code>" in to_env and "<code>MEM0_API_KEY</code>" not in to_env
+    assert "hc-in-keyring" not in page and "m0-page-value" not in page
+
+    review = owner_client.get(URL + "?move=env_file").content.decode()
+    assert review.count('name="variable:default"') == 1 and "hc-in-keyring" not in review
+    moved = owner_client.post(URL, as_post(form_fields(review, URL + "#confirm-move")), follow=True)
+
+    assert "Moved 1 stored secrets to the .env file: HONCHO_API_KEY" in moved.content.decode()
+    assert entries(real_keyring, home) == {}
+    assert (home / ".env").read_text() == ENV_TEXT + "HONCHO_API_KEY=hc-in-keyring\n"
+    entry = AuditEntry.objects.filter(kind=AuditEntry.Kind.SECRET_STORE).latest("pk")
+    assert (entry.channel, entry.details["moved"], entry.details["new"]) == ("panel", ["HONCHO_API_KEY"], "env_file")
+
+
+def _work_profile(home):
+    profile = home / "profiles" / "work"
+    profile.mkdir(parents=True)
+    write(profile / ".env", "MEM0_API_KEY=m0-work\n")
+    write(home / ".env", ENV_TEXT)
+    return profile
+
+
+def test_it_moves_every_profile_from_the_page_after_listing_each_profiles_names(owner_client, home, real_keyring):
+    profile = _work_profile(home)
+
+    assert "Every profile (2), all or nothing" in owner_client.get(URL).content.decode()
+    review = owner_client.get(URL + "?profiles=all&move=keyring").content.decode()
+    assert "Profile default" in review and "Profile work" in review
+    assert review.count('name="variable:work"') == 1 and review.count('name="variable:default"') == 2
+    assert "m0-work" not in review
+
+    moved = owner_client.post(URL, as_post(form_fields(review, URL + "#confirm-move")), follow=True)
+
+    assert "Moved 3 stored secrets to the OS keyring" in moved.content.decode()
+    assert entries(real_keyring, profile) == {"MEM0_API_KEY": "m0-work"}
+    assert entries(real_keyring, home) == {"MEM0_API_KEY": "m0-page-value", "SUPERMEMORY_API_KEY": "sm-page-value"}
+    homes = set(AuditEntry.objects.filter(kind=AuditEntry.Kind.SECRET_STORE).values_list("home", flat=True))
+    assert len(homes) == 2
+
+
+def test_it_moves_no_profile_when_one_profiles_secrets_changed_since_the_review(owner_client, home, real_keyring):
+    profile = _work_profile(home)
+    review = owner_client.get(URL + "?profiles=all&move=keyring").content.decode()
+    write(profile / ".env", "MEM0_API_KEY=m0-work\nHONCHO_API_KEY=hc-new\n")
+
+    response = owner_client.post(URL, as_post(form_fields(review, URL + "#confirm-move")), follow=True)
+
+    assert "Nothing was moved: the stored secrets changed" in response.content.decode()
+    assert real_keyring.items() == {}
+    assert (home / ".env").read_text() == ENV_TEXT
+
+
+def test_it_warns_in_the_review_when_honchos_top_level_key_would_win_after_the_move(owner_client, home, real_keyring):
+    write(home / ".env", "HONCHO_API_KEY=hc-host\n")
+    write(home / "honcho.json", json.dumps({"apiKey": "hc-root", "hosts": {"hermes": {"apiKey": "hc-host"}}}))
+
+    review = owner_client.get(URL + "?move=keyring").content.decode()
+
+    assert "honcho.json also holds an API key at its top level" in review
+    assert "instead of HONCHO_API_KEY" in review
+    assert "hc-root" not in review and "hc-host" not in review
+    out = io.StringIO()
+    call_command("secrets", "move", "--to", "keyring", "--yes", stdout=out)
+    assert "Warning: honcho.json also holds an API key at its top level" in out.getvalue()
+    assert "hc-root" not in out.getvalue()

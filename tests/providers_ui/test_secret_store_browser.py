@@ -110,3 +110,71 @@ def test_it_shows_the_keyring_available_in_chinese(signed_in_page, live_server, 
     page.get_by_role("link", name="将已保存的密钥移到密钥环").click()
     assert page.get_by_role("button", name="确认移动").is_visible()
     _section_shot(page, "store-move-review-zh-hans")
+
+
+def test_it_moves_into_the_keyring_and_back_to_env_from_the_page_each_after_its_confirmation(
+    signed_in_page, live_server, home, real_keyring
+):
+    from playwright.sync_api import expect
+
+    from admin_panel.models import AuditEntry
+
+    page = signed_in_page
+    write(home / ".env", ENV_TEXT)
+    page.goto(f"{live_server.url}/settings/")  # the .env file is the store in use; no switch first
+    to_keyring, to_env = page.locator("#move-to-keyring"), page.locator("#move-to-env_file")
+    expect(to_keyring.get_by_text("SUPERMEMORY_API_KEY")).to_be_visible()
+    expect(to_env.get_by_text("Nothing to move: no stored secret is in the OS keyring.")).to_be_visible()
+
+    to_keyring.get_by_role("link", name="Move stored secrets to the keyring").click()
+    confirm = page.locator("#confirm-move")
+    expect(confirm.get_by_role("button", name="Confirm the move")).to_be_visible()
+    confirm.get_by_role("link", name="Cancel").click()  # cancelling moves nothing
+    expect(page.locator("#confirm-move")).to_have_count(0)
+    assert (home / ".env").read_text() == ENV_TEXT
+    page.locator("#move-to-keyring").get_by_role("link", name="Move stored secrets to the keyring").click()
+    page.get_by_role("button", name="Confirm the move").click()
+    expect(page.get_by_text("Moved 2 stored secrets to the OS keyring")).to_be_visible()
+    assert (home / ".env").read_text() == "# my agent\nOTHER=1\n"
+
+    to_env = page.locator("#move-to-env_file")
+    expect(to_env.get_by_text("MEM0_API_KEY")).to_be_visible()
+    _section_shot(page, "store-move-both-directions-en")
+    to_env.get_by_role("link", name="Move stored secrets to the .env file").click()
+    expect(page.locator("#move-to-env_file .variable-list")).to_have_text("MEM0_API_KEYSUPERMEMORY_API_KEY")
+    expect(page.locator("#confirm-move").get_by_role("button", name="Confirm the move")).to_be_visible()
+    _section_shot(page, "store-move-back-review-en")
+    assert "m0-browser-value" not in page.content() and "sm-browser-value" not in page.content()
+    page.get_by_role("button", name="Confirm the move").click()
+    expect(page.get_by_text("Moved 2 stored secrets to the .env file")).to_be_visible()
+
+    text = (home / ".env").read_text()
+    assert text.startswith("# my agent\nOTHER=1\n")
+    assert "MEM0_API_KEY=m0-browser-value\n" in text and "SUPERMEMORY_API_KEY=sm-browser-value\n" in text
+    assert [v for (svc, _), v in real_keyring.items().items()] == []
+    moved = AuditEntry.objects.filter(kind=AuditEntry.Kind.SECRET_STORE).order_by("pk")
+    assert [(e.details["new"], e.details["moved"]) for e in moved] == [
+        ("keyring", ["MEM0_API_KEY", "SUPERMEMORY_API_KEY"]), ("env_file", ["MEM0_API_KEY", "SUPERMEMORY_API_KEY"])]
+
+
+def test_it_reviews_a_move_of_every_profile_by_profile(signed_in_page, live_server, home, real_keyring):
+    from playwright.sync_api import expect
+
+    page = signed_in_page
+    write(home / ".env", ENV_TEXT)
+    (home / "profiles" / "work").mkdir(parents=True)
+    write(home / "profiles" / "work" / ".env", "MEM0_API_KEY=m0-work-browser\n")
+    page.goto(f"{live_server.url}/settings/")
+
+    page.get_by_label("Every profile (2), all or nothing").check()
+    page.get_by_role("button", name="Show what would move").click()
+    to_keyring = page.locator("#move-to-keyring")
+    expect(to_keyring.get_by_text("Profile work")).to_be_visible()
+    to_keyring.get_by_role("link", name="Move stored secrets to the keyring").click()
+    expect(page.get_by_role("button", name="Confirm the move")).to_be_visible()
+    _section_shot(page, "store-move-every-profile-review-en")
+    assert "m0-work-browser" not in page.content()
+    page.get_by_role("button", name="Confirm the move").click()
+
+    expect(page.get_by_text("Moved 3 stored secrets to the OS keyring")).to_be_visible()
+    assert (home / "profiles" / "work" / ".env").read_text() == ""

@@ -86,6 +86,11 @@ class Command(BaseCommand):
         pending = [plan for plan in plans if not plan.empty]
         for plan in pending:
             self.stdout.write(f"These variables of {plan.home} move to {STORE_WORDS[to]}: {', '.join(plan.variables)}")
+            if plan.shadowed:
+                self.stdout.write(
+                    f"Warning: {plan.shadowing_file} also holds an API key at its top level; after the move it wins "
+                    f"over {', '.join(plan.shadowed)} (today the host block's copy wins)."
+                )
         if pending and not assume_yes:
             if not sys.stdin.isatty():
                 raise CommandError("Nothing was moved: confirm with --yes when not asked in a terminal.")

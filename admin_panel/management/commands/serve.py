@@ -170,6 +170,9 @@ class Command(BaseCommand):
         home = Path(settings.HERMES_HOME)
         home.mkdir(parents=True, exist_ok=True)
         recover(home=home)  # finish a save a killed panel process left half-done, before serving
+        from admin_panel.services.providers import finish_interrupted_secret_move
+
+        finish_interrupted_secret_move(home=home)  # and a move of every profile's secrets
         self._check_secret_store(home=home)
         if demo_history:
             from admin_panel.demo_memory import seed_budget_history
