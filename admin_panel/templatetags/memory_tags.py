@@ -155,7 +155,9 @@ def entry_item(context: template.Context, row: Any, store: Any, number: int) -> 
     delete_url = links.delete(row) if can_write else ""
     # Everything the markup depends on. The row's text is in its ref (a digest), and so are its
     # length and scanner findings; no per-user secret (such as a CSRF token) is in an entry item.
-    key = (row.ref, row.view.share_of_budget, store.file_name, number, edit_url, delete_url, get_language())
+    source = row.source
+    written = (source.url, source.at, source.actor) if source is not None else None
+    key = (row.ref, row.view.share_of_budget, store.file_name, number, edit_url, delete_url, written, get_language())
     html = None if settings.DEBUG else _rendered_entries.get(key)
     if html is None:
         html = render_to_string(
