@@ -1,9 +1,8 @@
 """Reads of the maintenance page: one store's duplicate groups and hygiene findings (from
 ``memory_core.maintenance``), the budget history the panel recorded, and a forecast.
 
-Provenance (which session wrote an entry) is an optional input of ``maintenance_view``: the
-analysis uses it for the "older than" findings when it is given, and the page shows nothing
-about sources without it.
+Provenance (which session wrote an entry) comes from ``selectors.provenance``: each entry shows
+its source, and the "older than" findings use its age when the user chose one.
 """
 
 from __future__ import annotations
@@ -12,14 +11,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from django.utils import timezone
 
 from admin_panel.models import BudgetSample
 from admin_panel.selectors.memory import entry_key, make_ref
+from admin_panel.selectors.provenance import SourceView, entry_sources, source_view
 from memory_core.entries import char_count
 from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
+from memory_core.maintenance.provenance import EntrySource
 from memory_core.state import StoreState, read_store_state
 from memory_core.store import exchanged
 from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
@@ -40,6 +40,7 @@ class EntryItem:
     key: str
     chars: int
     findings: tuple[Finding, ...]
+    source: SourceView | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,9 @@ class MaintenanceView:
         return [(self.entries[finding.index], finding) for finding in self.analysis.findings]
 
 
-def _items(state: StoreState, analysis: StoreAnalysis) -> tuple[EntryItem, ...]:
+def _items(
+    state: StoreState, analysis: StoreAnalysis, sources: Mapping[str, EntrySource]
+) -> tuple[EntryItem, ...]:
     return tuple(
         EntryItem(
             index=view.index,
@@ -112,6 +115,7 @@ def _items(state: StoreState, analysis: StoreAnalysis) -> tuple[EntryItem, ...]:
             key=entry_key(view.text),
             chars=view.chars,
             findings=tuple(analysis.findings_for(view.index)),
+            source=source_view(sources[view.text]) if view.text in sources else None,
         )
         for view in state.entries
     )
@@ -165,15 +169,19 @@ def maintenance_view(
     *,
     home: Path,
     target: str,
-    provenance: Mapping[str, Any] | None = None,
+    provenance: Mapping[str, EntrySource] | None = None,
     max_age_days: float | None = None,
     state: StoreState | None = None,
 ) -> MaintenanceView:
     """``state``: the store as just read, if the caller has it (else it is read here)."""
     state = read_store_state(home=home, target=target) if state is None else state
     texts = [view.text for view in state.entries]
-    analysis = analyse_store(texts, state.limit, provenance=provenance, max_age_days=max_age_days)
-    entries = _items(state, analysis)
+    if provenance is None:
+        provenance = entry_sources(home=home, stores={target: texts}).get(target, {})
+    # Without a chosen age the analysis is the memoised one the memory page's banner shares.
+    analysis = analyse_store(texts, state.limit, provenance=provenance if max_age_days else None,
+                             max_age_days=max_age_days)
+    entries = _items(state, analysis, provenance)
     groups = tuple(
         GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups
     )

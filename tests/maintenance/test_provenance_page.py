@@ -5,6 +5,7 @@ the audit entry), or "no record in history"."""
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -106,3 +107,32 @@ def test_without_a_history_every_entry_says_no_record(owner_client, home):
     write_store(home, "memory", ["Prefers tea."])
     html = owner_client.get("/memory/").content.decode()
     assert NO_RECORD in _entry_html(html, "Prefers tea.")
+
+
+def test_the_maintenance_page_lists_entries_older_than_the_chosen_age(owner_client, home):
+    db = HistoryBuilder(home)
+    db.session(SESSION, source="cli")
+    db.call("old", SESSION, {"action": "add", "content": "Uses Python 3.9."}, success("memory"), at=1_600_000_000.0)
+    db.call("new", SESSION, {"action": "add", "content": "Uses Python 3.13."}, success("memory"),
+            at=time.time() - 86400)
+    db.close()
+    write_store(home, "memory", ["Uses Python 3.9.", "Uses Python 3.13.", "Likes tea."])
+
+    html = owner_client.get("/memory/memory/maintenance/").content.decode()
+    assert 'data-category="stale"' not in html  # no age chosen, no such finding
+
+    html = owner_client.get("/memory/memory/maintenance/", {"older_than": "30"}).content.decode()
+    assert html.count('data-category="stale"') == 1
+    stale = html[html.index('data-category="stale"'):]
+    stale = stale[:stale.index("</li>")]
+    assert "Uses Python 3.9." in stale and f'?hit={db.ids["old"]}' in stale
+
+
+def test_a_bad_age_is_explained_at_the_field_and_the_page_still_shows(owner_client, home):
+    write_store(home, "memory", ["Likes tea."])
+    for bad in ("abc", "0", "999999"):
+        response = owner_client.get("/memory/memory/maintenance/", {"older_than": bad})
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert 'id="older-than-error"' in html and "Enter a whole number of days, from 1 to 36500." in html
+        assert 'data-category="stale"' not in html
