@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from django.utils import timezone
 
 from admin_panel.models import BudgetSample
 from admin_panel.selectors.memory import entry_key, make_ref
-from admin_panel.selectors.provenance import SourceView, entry_sources, source_view
+from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view
 from memory_core.entries import char_count
 from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
 from memory_core.maintenance.provenance import EntrySource
@@ -121,8 +121,31 @@ def _items(
     )
 
 
+@dataclass(frozen=True)
+class _Sample:
+    recorded_at: datetime
+    chars: int
+    limit: int
+
+
+def budget_samples(*, home: Path, target: str) -> list[_Sample]:
+    """The store's size over time: the usage line of every successful ``memory`` call in
+    ``state.db`` and the panel's own observations, merged in time order."""
+    panel = [
+        _Sample(sample.recorded_at, sample.chars, sample.limit)
+        for sample in BudgetSample.objects.filter(home=str(home), target=target).order_by("recorded_at", "pk")[:5000]
+    ]
+    found, _state = memory_history(home=home)
+    recorded = [
+        _Sample(datetime.fromtimestamp(point.at, tz=UTC), point.chars, point.limit)
+        for point in (found.usage if found is not None else ()) if point.target == target
+    ]
+    # Stable: at equal instants the history's point comes before the panel's.
+    return sorted(recorded[-5000:] + panel, key=lambda sample: sample.recorded_at)
+
+
 def budget_history(*, home: Path, target: str, now: datetime | None = None) -> BudgetHistory:
-    samples = list(BudgetSample.objects.filter(home=str(home), target=target).order_by("recorded_at", "pk")[:5000])
+    samples = budget_samples(home=home, target=target)
     now = now or timezone.now()
     if not samples:
         return BudgetHistory(points=(), limit_y=str(CHART_PAD), rate_per_day=None, full_at=None, already_full=False)
