@@ -1,4 +1,5 @@
-"""Budget history: samples the panel recorded and the writes recorded in state.db, the chart's points and the forecast at the recent rate."""
+"""Budget history: samples the panel recorded and the writes recorded in state.db, the chart's points
+and the forecast at the recent rate."""
 
 from __future__ import annotations
 
