@@ -9,8 +9,10 @@ import time
 
 import pytest
 
+from admin_panel.demo import seed_demo_home
 from admin_panel.models import AuditEntry
 from admin_panel.selectors import provenance
+from admin_panel.selectors import sessions as session_selectors
 from memory_core import stage
 from tests.maintenance.history_builder import HistoryBuilder, success
 from tests.memory_view.helpers import write_config, write_store
@@ -136,3 +138,13 @@ def test_a_bad_age_is_explained_at_the_field_and_the_page_still_shows(owner_clie
         assert response.status_code == 200
         assert 'id="older-than-error"' in html and "Enter a whole number of days, from 1 to 36500." in html
         assert 'data-category="stale"' not in html
+
+
+def test_the_demo_shows_provenance_links_and_a_masked_secret(owner_client, home):
+    seed_demo_home(home)
+    session_selectors.forget_cache()
+    html = owner_client.get("/memory/").content.decode()
+    assert "in a cli session." in _entry_html(html, "Prefers docker compose over raw docker run.")
+    assert "in a telegram session." in _entry_html(html, "喜欢简洁的回答。")
+    assert "The demo OpenAI key [secret: OPENAI_API_KEY] is for local testing only." in html
+    assert "demo-not-a-real-key" not in html
