@@ -123,9 +123,9 @@ def _prepare_history(home: Path, messages: int, seed: int = 18) -> tuple[int, in
             conn.execute("INSERT INTO messages(session_id, role, content, tool_calls, timestamp) VALUES (?,?,?,?,?)",
                          (session_id, "assistant", "", json.dumps([{"id": fail_id, "type": "function", "function": {
                              "name": "memory", "arguments": json.dumps(arguments)}}]), at - 0.5))
+            failure = json.dumps({"success": False, "error": "Memory at 11,990/12,000 chars."})
             conn.execute("INSERT INTO messages(session_id, role, content, tool_name, tool_call_id, timestamp)"
-                         " VALUES (?,?,?,?,?,?)", (session_id, "tool", json.dumps({
-                             "success": False, "error": "Memory at 11,990/12,000 chars."}), "memory", fail_id, at - 0.4))
+                         " VALUES (?,?,?,?,?,?)", (session_id, "tool", failure, "memory", fail_id, at - 0.4))
         conn.execute("INSERT INTO messages(session_id, role, content, tool_calls, timestamp) VALUES (?,?,?,?,?)",
                      (session_id, "assistant", "", json.dumps([{"id": call_id, "type": "function", "function": {
                          "name": "memory", "arguments": json.dumps(arguments)}}]), at))

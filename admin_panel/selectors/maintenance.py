@@ -17,6 +17,7 @@ from django.utils import timezone
 from admin_panel.models import BudgetSample
 from admin_panel.selectors.memory import entry_key, make_ref
 from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view
+from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import char_count
 from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
 from memory_core.maintenance.provenance import EntrySource
@@ -202,8 +203,9 @@ def maintenance_view(
     if provenance is None:
         provenance = entry_sources(home=home, stores={target: texts}).get(target, {})
     # Without a chosen age the analysis is the memoised one the memory page's banner shares.
+    secrets = tuple(sorted(secret_masker(home=home).forms))  # every stored form of every stored secret
     analysis = analyse_store(texts, state.limit, provenance=provenance if max_age_days else None,
-                             max_age_days=max_age_days)
+                             max_age_days=max_age_days, secrets=secrets)
     entries = _items(state, analysis, provenance)
     groups = tuple(
         GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups

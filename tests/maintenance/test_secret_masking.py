@@ -89,3 +89,14 @@ def test_saving_the_masked_text_of_the_edit_form_removes_the_secret_from_the_sto
     on_disk = (secret_home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
     assert SECRET in on_disk  # the other, lower-case entry still holds it
     assert f"The billing API key is {PLACEHOLDER} (staging)." in on_disk
+
+
+def test_an_entry_holding_a_stored_secret_is_a_credential_finding_that_links_to_the_fix(owner_client, secret_home):
+    write_store(secret_home, "user", [f"Backup code: {SECRET}", "Likes tea."])
+    html = owner_client.get("/memory/user/maintenance/").content.decode()
+    assert html.count('data-category="credential"') == 1
+    finding = html[html.index('data-category="credential"'):]
+    finding = finding[:finding.index("</li>")]
+    assert f"<mark>{PLACEHOLDER}</mark>" in finding and SECRET not in finding
+    assert f'/memory/user/maintenance/merge/?entry={make_ref("user", f"Backup code: {SECRET}")}'.replace(
+        ":", "%3A") in finding
