@@ -163,3 +163,22 @@ def test_the_age_finding_uses_provenance(db):
                              provenance=traced["memory"], max_age_days=30)
     assert [(f.category, f.text) for f in analysis.findings] == [("stale", "Old fact.")]
     assert analyse_store(["Old fact."], 2200, provenance=traced["memory"], max_age_days=45).findings == ()
+
+
+def test_a_reused_call_id_takes_the_result_of_its_own_session(db):
+    # Some models number their calls per turn ("call_0"): a failure in one session is not
+    # rescued by a success with the same id in another.
+    db.call("fail", S1, {"action": "add", "content": "Never saved."},
+            {"success": False, "error": "Memory at 2,190/2,200 chars."}, call_id="call_0")
+    db.call("ok", S2, {"action": "add", "content": "Saved."}, success("memory"), call_id="call_0")
+    traced, _ = _trace(db, ["Never saved.", "Saved."])
+    assert list(traced["memory"]) == ["Saved."]
+
+
+def test_without_the_full_text_index_the_table_is_scanned(db):
+    db.conn.execute("DROP TRIGGER messages_fts_insert")
+    db.call("add", S1, {"action": "add", "content": "Found by the scan."}, success("memory"))
+    with open_history(db.home) as history:
+        assert "messages_fts_insert" in history.caps.missing_triggers
+    traced, _ = _trace(db, ["Found by the scan."])
+    assert traced["memory"]["Found by the scan."].write.message_id == db.ids["add"]
