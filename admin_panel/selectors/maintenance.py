@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from admin_panel.models import BudgetSample
 from admin_panel.selectors.memory import entry_key, make_ref
-from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view
+from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view, source_views
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import char_count
 from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
@@ -106,7 +106,7 @@ class MaintenanceView:
 
 
 def _items(
-    state: StoreState, analysis: StoreAnalysis, sources: Mapping[str, EntrySource]
+    state: StoreState, analysis: StoreAnalysis, sources: Mapping[str, SourceView]
 ) -> tuple[EntryItem, ...]:
     return tuple(
         EntryItem(
@@ -116,7 +116,7 @@ def _items(
             key=entry_key(view.text),
             chars=view.chars,
             findings=tuple(analysis.findings_for(view.index)),
-            source=source_view(sources[view.text]) if view.text in sources else None,
+            source=sources.get(view.text),
         )
         for view in state.entries
     )
@@ -202,11 +202,14 @@ def maintenance_view(
     texts = [view.text for view in state.entries]
     if provenance is None:
         provenance = entry_sources(home=home, stores={target: texts}).get(target, {})
+        views = source_views(home=home, stores={target: texts}).get(target, {})
+    else:
+        views = {text: source_view(source) for text, source in provenance.items()}
     # Without a chosen age the analysis is the memoised one the memory page's banner shares.
     secrets = tuple(sorted(secret_masker(home=home).forms))  # every stored form of every stored secret
     analysis = analyse_store(texts, state.limit, provenance=provenance if max_age_days else None,
                              max_age_days=max_age_days, secrets=secrets)
-    entries = _items(state, analysis, provenance)
+    entries = _items(state, analysis, views)
     groups = tuple(
         GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups
     )

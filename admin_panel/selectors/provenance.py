@@ -8,6 +8,7 @@ do not read the whole history on every render.
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -15,10 +16,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from django.db.models import Max
-from django.urls import reverse
-from django.utils.http import urlencode
+from django.urls import get_script_prefix, reverse
 
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.sessions import _file_stamp, epoch
@@ -29,6 +30,7 @@ from memory_core.maintenance.provenance import PANEL, EntrySource, MemoryOp, Wri
 _lock = threading.Lock()
 _histories: dict[str, tuple[tuple, MemoryHistory | None, str]] = {}
 _traces: dict[str, tuple[tuple, dict[str, dict[str, EntrySource]]]] = {}
+_views: dict[str, tuple[dict[str, dict[str, EntrySource]], dict[str, dict[str, SourceView]]]] = {}
 # A trace is reused for this long at most (ages move on even when nothing else does).
 _TRACE_SECONDS = 60.0
 
@@ -129,6 +131,7 @@ def forget_cache() -> None:
     with _lock:
         _histories.clear()
         _traces.clear()
+        _views.clear()
 
 
 @dataclass(frozen=True)
@@ -145,13 +148,26 @@ class SourceView:
     message_id: int | None
 
 
+_PLACEHOLDER = "0" * 12
+
+
+@functools.lru_cache(maxsize=4)
+def _url_parts(name: str, script_prefix: str) -> tuple[str, str]:
+    """A route's address around its one argument: a page may show hundreds of sources, and
+    ``reverse`` per source is a large share of rendering it."""
+    before, _slash, after = reverse(name, args=[_PLACEHOLDER]).partition(_PLACEHOLDER)
+    return before, after
+
+
 def source_view(source: EntrySource) -> SourceView:
     write = source.write
+    prefix = get_script_prefix()
     if write.origin == PANEL:
-        url = reverse("audit_detail", args=[write.audit_id])
+        before, after = _url_parts("audit_detail", prefix)
+        url = f"{before}{write.audit_id}{after}"
     else:
-        url = (reverse("session_detail", args=[write.session_id]) + "?" + urlencode({"hit": write.message_id})
-               + f"#m-{write.message_id}")
+        before, after = _url_parts("session_detail", prefix)
+        url = f"{before}{quote(str(write.session_id), safe='')}{after}?hit={write.message_id}#m-{write.message_id}"
     return SourceView(
         origin=write.origin, at=epoch(write.at), source=write.source, actor=write.actor, url=url,
         age_days=source.age_days, session_id=write.session_id, message_id=write.message_id,
@@ -159,7 +175,14 @@ def source_view(source: EntrySource) -> SourceView:
 
 
 def source_views(*, home: Path, stores: Mapping[str, Sequence[str]]) -> dict[str, dict[str, SourceView]]:
-    return {
-        target: {text: source_view(source) for text, source in found.items()}
-        for target, found in entry_sources(home=home, stores=stores).items()
-    }
+    """``entry_sources`` shaped for the pages (kept as long as the trace is)."""
+    traced = entry_sources(home=home, stores=stores)
+    key = os.path.realpath(home)
+    with _lock:
+        hit = _views.get(key)
+    if hit is not None and hit[0] is traced:
+        return hit[1]
+    views = {target: {text: source_view(source) for text, source in found.items()} for target, found in traced.items()}
+    with _lock:
+        _views[key] = (traced, views)
+    return views

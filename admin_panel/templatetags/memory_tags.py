@@ -11,6 +11,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from django import template
@@ -21,7 +22,6 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
-from admin_panel.home import current_home
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.secret_masking import SecretMasker, placeholder
 from memory_core.threats import INVISIBLE_CHARS
@@ -62,8 +62,9 @@ def merged_spans(spans: Iterable[tuple[int | None, int | None]], length: int) ->
 
 
 def _home_masker() -> SecretMasker:
-    """The current home's stored secrets (cached a few seconds by the Sessions selectors)."""
-    return secret_masker(home=current_home())
+    """The current home's stored secrets (cached a few seconds by the Sessions selectors; a page
+    asks once per entry text it shows, so the home is taken as configured, without a disk call)."""
+    return secret_masker(home=Path(settings.HERMES_HOME))
 
 
 @register.filter
