@@ -182,6 +182,19 @@ class _RenderedEntries:
 
 
 _rendered_entries = _RenderedEntries(size=4096)
+_rendered_sources = _RenderedEntries(size=4096)
+
+
+@register.simple_tag
+def entry_source(source: Any) -> SafeString:
+    """Where an entry's text came from (``memory/partials/_entry_source.html``), rendered once
+    per source and language: the maintenance page shows one per finding."""
+    key = (source.url, source.at, source.source, source.actor) if source is not None else None, get_language()
+    html = None if settings.DEBUG else _rendered_sources.get(key)
+    if html is None:
+        html = render_to_string("memory/partials/_entry_source.html", {"source": source})
+        _rendered_sources.put(key, html)
+    return html
 
 
 @register.simple_tag(takes_context=True)
