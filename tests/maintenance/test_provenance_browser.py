@@ -68,6 +68,18 @@ def test_it_follows_an_entrys_source_link_to_the_transcript_message(page, live_s
     expect(taken_back).to_have_class("turn turn--assistant turn--inactive turn--hit")
     assert "all=1" in page.url
 
+    # The same lookup dates the entries: the maintenance page lists those older than a chosen age.
+    page.goto(f"{live_server.url}/memory/memory/maintenance/")
+    page.get_by_label("List entries written more than this many days ago").fill("30")
+    page.get_by_role("button", name="Find old entries").click()
+    stale = page.locator('.maintenance-finding[data-category="stale"]')
+    expect(stale).to_have_count(1)
+    expect(stale.locator(".entry-text")).to_have_text(ENTRY)
+    expect(stale.get_by_role("link", name="Open the transcript at this message")).to_have_attribute(
+        "href", f"/sessions/{SESSION}/?hit={message_id}#m-{message_id}")
+    stale.scroll_into_view_if_needed()
+    keep_for_docs(screenshot(page, "provenance-old-entries-en"), issue=18)
+
 
 def test_the_source_lines_in_chinese(browser, live_server, owner, home):
     provenance.forget_cache()
