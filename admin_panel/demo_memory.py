@@ -43,6 +43,10 @@ MAINTENANCE_MEMORY = (
     "Staging DB password: hunter2-demo (change it soon).",
 )
 MAINTENANCE_USER = ("Prefers concise answers with the code first and the explanation after.",)
+# Written by the demo history's memory calls (demo_sessions): the memory page links them to the
+# transcript. The demo's stored OpenAI key inside an entry: shown masked everywhere.
+PROVENANCE_USER = ("Prefers docker compose over raw docker run.", "喜欢简洁的回答。")
+SECRET_ENTRY = "The demo OpenAI key demo-not-a-real-key is for local testing only."  # noqa: S105 - the demo .env value, not a password
 PENDING_REPLACE = {
     "action": "replace",
     "target": "user",
@@ -91,8 +95,9 @@ def seed_demo_memory(home: Path) -> None:
     add_entry(home=home, target="memory", content=MARKUP_ENTRY)
     for text in MAINTENANCE_MEMORY:
         add_entry(home=home, target="memory", content=text)
-    for text in MAINTENANCE_USER:
+    for text in (*MAINTENANCE_USER, *PROVENANCE_USER):
         add_entry(home=home, target="user", content=text)
+    add_entry(home=home, target="memory", content=SECRET_ENTRY)
     _seed_backup(home)
     _seed_pending(home)
 

@@ -5,16 +5,21 @@ entries between them (rewordings, contained copies, stale and task entries mixed
 ones) and 200 budget samples, and prints the first (cold) load in a fresh process and median and
 p95 over warm requests:
 
-    .venv/bin/python bench/maintenance.py [--requests 200] [--entries 150]
+    .venv/bin/python bench/maintenance.py [--requests 200] [--entries 150] [--messages 100000]
 
-Goals (issue 18): warm p95 50 ms or less, the first load 500 ms or less. The provenance lookup on
-the 100,000-message state.db is not part of this benchmark yet (provenance comes with the
-history reader, issue 13).
+Goals (issue 18): warm p95 50 ms or less, the first load 500 ms or less.
+
+The home also holds the 100,000-message ``state.db`` that ``bench/sessions.py`` builds, with a
+successful ``memory`` call (and its result) for most of the 150 entries, so every page below
+includes the provenance lookup. The lookup itself is also timed on its own: the read of every
+memory call in the file (what a changed ``state.db`` costs) and the trace of the entries.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
+import json
 import os
 import random
 import statistics
@@ -81,6 +86,91 @@ def _prepare(root: Path, count: int) -> Path:
     return home
 
 
+def _load_sessions_bench() -> object:
+    spec = importlib.util.spec_from_file_location("bench_sessions", REPO / "bench" / "sessions.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _prepare_history(home: Path, messages: int, seed: int = 18) -> tuple[int, int]:
+    """The sessions bench's state.db plus one answered memory call per traced entry, spread over
+    the history in time order (a fifth of them through a batch, some failed); returns (calls
+    written, entries traced)."""
+    import sqlite3
+
+    _load_sessions_bench().build(home / "state.db", sessions=5000, messages=messages)
+    rng = random.Random(seed)
+    conn = sqlite3.connect(home / "state.db", isolation_level=None)
+    sessions = [row for row in conn.execute("SELECT id, started_at FROM sessions ORDER BY started_at")]
+    stores = {"memory": (home / "memories" / "MEMORY.md").read_text(encoding="utf-8").split("\n§\n"),
+              "user": (home / "memories" / "USER.md").read_text(encoding="utf-8").split("\n§\n")}
+    texts = [(target, text) for target, entries in stores.items() for text in entries]
+    rng.shuffle(texts)
+    traced = [item for item in texts if rng.random() < 0.9]
+    conn.execute("BEGIN")
+    calls = 0
+    for n, (target, text) in enumerate(traced):
+        session_id, started = sessions[(n * len(sessions)) // max(1, len(traced))]
+        at = started + 30 + n
+        call_id = f"prov_{n}"
+        if n % 5 == 0:
+            arguments = {"target": target, "operations": [{"action": "add", "content": text}]}
+        else:
+            arguments = {"action": "add", "target": target, "content": text}
+        if n % 7 == 0:  # a failed attempt first, answered with an error
+            fail_id = f"prov_fail_{n}"
+            conn.execute("INSERT INTO messages(session_id, role, content, tool_calls, timestamp) VALUES (?,?,?,?,?)",
+                         (session_id, "assistant", "", json.dumps([{"id": fail_id, "type": "function", "function": {
+                             "name": "memory", "arguments": json.dumps(arguments)}}]), at - 0.5))
+            failure = json.dumps({"success": False, "error": "Memory at 11,990/12,000 chars."})
+            conn.execute("INSERT INTO messages(session_id, role, content, tool_name, tool_call_id, timestamp)"
+                         " VALUES (?,?,?,?,?,?)", (session_id, "tool", failure, "memory", fail_id, at - 0.4))
+        conn.execute("INSERT INTO messages(session_id, role, content, tool_calls, timestamp) VALUES (?,?,?,?,?)",
+                     (session_id, "assistant", "", json.dumps([{"id": call_id, "type": "function", "function": {
+                         "name": "memory", "arguments": json.dumps(arguments)}}]), at))
+        result = {"success": True, "done": True, "target": target, "usage": f"10% — {1000 + n * 10:,}/12,000 chars",
+                  "entry_count": n, "message": "Entry added."}
+        conn.execute("INSERT INTO messages(session_id, role, content, tool_name, tool_call_id, timestamp)"
+                     " VALUES (?,?,?,?,?,?)", (session_id, "tool", json.dumps(result), "memory", call_id, at + 0.5))
+        calls += 1
+    conn.execute("COMMIT")
+    conn.close()
+    return calls, len(traced)
+
+
+def _time_provenance(home: Path, runs: int) -> None:
+    from admin_panel.selectors import provenance
+    from memory_core.history import open_history
+    from memory_core.history.memory_writes import read_memory_history
+    from memory_core.state import read_store_state
+
+    stores = {target: [view.text for view in read_store_state(home=home, target=target).entries]
+              for target in ("memory", "user")}
+    reads, traces, warm = [], [], []
+    found = None
+    for _ in range(runs):
+        started = time.perf_counter()
+        with open_history(home) as history:
+            found = read_memory_history(history)
+        reads.append((time.perf_counter() - started) * 1000)
+        provenance.forget_cache()
+        started = time.perf_counter()
+        sources = provenance.entry_sources(home=home, stores=stores)
+        traces.append((time.perf_counter() - started) * 1000)
+        started = time.perf_counter()
+        provenance.entry_sources(home=home, stores=stores)
+        warm.append((time.perf_counter() - started) * 1000)
+    traced = sum(len(found_) for found_ in sources.values())
+    print(f"provenance: {len(found.writes)} successful memory writes and {len(found.usage)} usage points in the "
+          f"history; {traced} of {sum(map(len, stores.values()))} entries traced")
+    for label, values in (("read of every memory call in state.db", reads),
+                          ("lookup after state.db changed (read + audit + trace)", traces),
+                          ("lookup, nothing changed (cached)", warm)):
+        median, p95 = _percentiles(values)
+        print(f"  {label:<54} median {median:7.2f} ms p95 {p95:7.2f} ms  (n={runs})")
+
+
 def _setup(root: Path) -> object:
     os.environ["HERMES_HOME"] = str(root / "hermes")
     os.environ["PANEL_DATA_DIR"] = str(root / "panel")
@@ -142,6 +232,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--entries", type=int, default=150)
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--lookups", type=int, default=20)
     parser.add_argument("--cold", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cold:
@@ -149,7 +241,11 @@ def main() -> None:
         return
 
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-maintenance-"))
-    _prepare(root, args.entries)
+    home = _prepare(root, args.entries)
+    started = time.perf_counter()
+    calls, _traced = _prepare_history(home, args.messages)
+    print(f"built state.db: 5000 sessions, {args.messages} messages + {calls} answered memory calls, "
+          f"{(home / 'state.db').stat().st_size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
     client = _setup(root)
     _seed_samples(root)
     cold_command = [sys.executable, __file__, "--cold", str(root)]
@@ -169,6 +265,7 @@ def main() -> None:
         "first load in a fresh process (3 runs): "
         + ", ".join(f"wall {wall:.1f} ms (cpu {cpu:.1f} ms)" for wall, cpu in colds)
     )
+    _time_provenance(root / "hermes", args.lookups)
     routes = {
         "GET /memory/memory/maintenance/": "/memory/memory/maintenance/",
         "GET /memory/user/maintenance/": "/memory/user/maintenance/",

@@ -25,3 +25,20 @@ class MergeForm(EntrySelectionForm):
 
     def clean_content(self) -> str:
         return normalise_newlines(self.cleaned_data.get("content") or "")
+
+
+MAX_AGE_DAYS = 36500
+
+
+class AgeForm(forms.Form):
+    """The age from which the findings list an entry as old (by provenance)."""
+
+    older_than = forms.IntegerField(
+        label=_("List entries written more than this many days ago"),
+        required=False,
+        min_value=1,
+        max_value=MAX_AGE_DAYS,
+        error_messages={"invalid": _("Enter a whole number of days, from 1 to 36500."),
+                        "min_value": _("Enter a whole number of days, from 1 to 36500."),
+                        "max_value": _("Enter a whole number of days, from 1 to 36500.")},
+    )

@@ -13,6 +13,7 @@ import io
 import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from django.db.models import QuerySet
@@ -21,6 +22,7 @@ from django.utils.translation import gettext_lazy as _
 
 from admin_panel.models import AuditEntry
 from admin_panel.permissions import ROLE_LABELS
+from admin_panel.selectors.sessions import secret_masker
 
 PAGE_SIZE = 50
 
@@ -472,9 +474,19 @@ def _texts(value: Any) -> list[str]:
     return [] if text is None else [text]
 
 
+def masked_details(entry: AuditEntry) -> dict[str, Any]:
+    """The entry's details with every stored secret's value of its home masked (memory entries
+    and approvals carry entry text, which can hold one)."""
+    details = entry.details if isinstance(entry.details, dict) else {}
+    if not details:
+        return details
+    masker = secret_masker(home=Path(entry.home))
+    return masker.mask_data(details) if masker else details
+
+
 def detail_facts(entry: AuditEntry) -> list[Fact]:
     """The entry's details other than per-key changes, in a stable order, labelled."""
-    details = entry.details if isinstance(entry.details, dict) else {}
+    details = masked_details(entry)
     facts: list[Fact] = []
     known = [k for k in FACT_LABELS if k in details]
     unknown = sorted(k for k in details if k not in FACT_LABELS and k not in OWN_SECTIONS)
@@ -570,7 +582,7 @@ def glance(entry: AuditEntry) -> list[str]:
         else:
             lines.append(f"{row.key}: {shorten(row.old) if row.old is not None else NO_VALUE} → "
                          f"{shorten(row.new) if row.new is not None else NO_VALUE}")
-    details = entry.details if isinstance(entry.details, dict) else {}
+    details = masked_details(entry)
     activation = activation_change(entry)
     if activation is not None:
         built_in = gettext("built-in memory only")
@@ -604,8 +616,8 @@ def export_record(entry: AuditEntry) -> dict[str, Any]:
         "profile": entry.profile,
         "kind": entry.kind,
         "provider": entry.provider,
-        "summary": entry.summary,
-        "details": entry.details,
+        "summary": secret_masker(home=Path(entry.home)).mask(entry.summary),
+        "details": masked_details(entry),
     }
 
 

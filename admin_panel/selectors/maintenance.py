@@ -1,25 +1,26 @@
 """Reads of the maintenance page: one store's duplicate groups and hygiene findings (from
 ``memory_core.maintenance``), the budget history the panel recorded, and a forecast.
 
-Provenance (which session wrote an entry) is an optional input of ``maintenance_view``: the
-analysis uses it for the "older than" findings when it is given, and the page shows nothing
-about sources without it.
+Provenance (which session wrote an entry) comes from ``selectors.provenance``: each entry shows
+its source, and the "older than" findings use its age when the user chose one.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 from django.utils import timezone
 
 from admin_panel.models import BudgetSample
 from admin_panel.selectors.memory import entry_key, make_ref
+from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view, source_views
+from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import char_count
 from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
+from memory_core.maintenance.provenance import EntrySource
 from memory_core.state import StoreState, read_store_state
 from memory_core.store import exchanged
 from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
@@ -40,6 +41,7 @@ class EntryItem:
     key: str
     chars: int
     findings: tuple[Finding, ...]
+    source: SourceView | None = None
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,9 @@ class MaintenanceView:
         return [(self.entries[finding.index], finding) for finding in self.analysis.findings]
 
 
-def _items(state: StoreState, analysis: StoreAnalysis) -> tuple[EntryItem, ...]:
+def _items(
+    state: StoreState, analysis: StoreAnalysis, sources: Mapping[str, SourceView]
+) -> tuple[EntryItem, ...]:
     return tuple(
         EntryItem(
             index=view.index,
@@ -112,13 +116,37 @@ def _items(state: StoreState, analysis: StoreAnalysis) -> tuple[EntryItem, ...]:
             key=entry_key(view.text),
             chars=view.chars,
             findings=tuple(analysis.findings_for(view.index)),
+            source=sources.get(view.text),
         )
         for view in state.entries
     )
 
 
+@dataclass(frozen=True)
+class _Sample:
+    recorded_at: datetime
+    chars: int
+    limit: int
+
+
+def budget_samples(*, home: Path, target: str) -> list[_Sample]:
+    """The store's size over time: the usage line of every successful ``memory`` call in
+    ``state.db`` and the panel's own observations, merged in time order."""
+    panel = [
+        _Sample(sample.recorded_at, sample.chars, sample.limit)
+        for sample in BudgetSample.objects.filter(home=str(home), target=target).order_by("recorded_at", "pk")[:5000]
+    ]
+    found, _state = memory_history(home=home)
+    recorded = [
+        _Sample(datetime.fromtimestamp(point.at, tz=UTC), point.chars, point.limit)
+        for point in (found.usage if found is not None else ()) if point.target == target
+    ]
+    # Stable: at equal instants the history's point comes before the panel's.
+    return sorted(recorded[-5000:] + panel, key=lambda sample: sample.recorded_at)
+
+
 def budget_history(*, home: Path, target: str, now: datetime | None = None) -> BudgetHistory:
-    samples = list(BudgetSample.objects.filter(home=str(home), target=target).order_by("recorded_at", "pk")[:5000])
+    samples = budget_samples(home=home, target=target)
     now = now or timezone.now()
     if not samples:
         return BudgetHistory(points=(), limit_y=str(CHART_PAD), rate_per_day=None, full_at=None, already_full=False)
@@ -165,15 +193,23 @@ def maintenance_view(
     *,
     home: Path,
     target: str,
-    provenance: Mapping[str, Any] | None = None,
+    provenance: Mapping[str, EntrySource] | None = None,
     max_age_days: float | None = None,
     state: StoreState | None = None,
 ) -> MaintenanceView:
     """``state``: the store as just read, if the caller has it (else it is read here)."""
     state = read_store_state(home=home, target=target) if state is None else state
     texts = [view.text for view in state.entries]
-    analysis = analyse_store(texts, state.limit, provenance=provenance, max_age_days=max_age_days)
-    entries = _items(state, analysis)
+    if provenance is None:
+        provenance = entry_sources(home=home, stores={target: texts}).get(target, {})
+        views = source_views(home=home, stores={target: texts}).get(target, {})
+    else:
+        views = {text: source_view(source) for text, source in provenance.items()}
+    # Without a chosen age the analysis is the memoised one the memory page's banner shares.
+    secrets = tuple(sorted(secret_masker(home=home).forms))  # every stored form of every stored secret
+    analysis = analyse_store(texts, state.limit, provenance=provenance if max_age_days else None,
+                             max_age_days=max_age_days, secrets=secrets)
+    entries = _items(state, analysis, views)
     groups = tuple(
         GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups
     )

@@ -12,12 +12,14 @@ from __future__ import annotations
 import difflib
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from admin_panel.selectors.provenance import SourceView, source_views
 from memory_core.config import MemoryConfig, read_memory_config
 from memory_core.drift import DriftInfo, detect_drift, is_backup_name
 from memory_core.entries import TARGETS, file_name_for, parse_entries
@@ -74,6 +76,8 @@ class EntryRow:
     target: str
     key: str
     view: EntryView
+    # Where the current text came from (None: no record in the history or the audit log).
+    source: SourceView | None = None
 
     @property
     def ref(self) -> str:
@@ -175,8 +179,12 @@ class StoreView:
         return analyse_store([row.text for row in self.rows], self.state.limit).freeable_chars
 
 
-def store_view(state: StoreState) -> StoreView:
-    rows = [EntryRow(target=state.target, key=entry_key(view.text), view=view) for view in state.entries]
+def store_view(state: StoreState, sources: Mapping[str, SourceView] | None = None) -> StoreView:
+    sources = sources or {}
+    rows = [
+        EntryRow(target=state.target, key=entry_key(view.text), view=view, source=sources.get(view.text))
+        for view in state.entries
+    ]
     return StoreView(state=state, rows=rows)
 
 
@@ -272,10 +280,12 @@ def memory_overview(*, home: Path) -> MemoryOverview:
     current = fingerprint(home)
     config = read_memory_config(home)
     states = read_all_states(home=home, config=config)
+    sources = source_views(home=home, stores={target: [view.text for view in states[target].entries]
+                                              for target in TARGETS})
     return MemoryOverview(
         fingerprint=current,
         config=config,
-        stores=[store_view(states[target]) for target in TARGETS],
+        stores=[store_view(states[target], sources.get(target)) for target in TARGETS],
         pending=pending_rows(home=home),
     )
 

@@ -34,7 +34,7 @@ _secret_maps: dict[tuple[str, tuple], tuple[float, dict[str, list[str]]]] = {}
 
 
 def secret_masker(*, home: Path) -> SecretMasker:
-    key = os.path.realpath(home)
+    key = str(home)  # not resolved: pages showing many texts ask for it once per text
     now = time.monotonic()
     with _lock:
         hit = _maskers.get(key)

@@ -10,7 +10,8 @@ Conventional shapes of ``details`` per kind:
 - memory_settings: ``{"changes": [{"key", "old", "new"}]}``
 - memory_entry: ``{"action": "add" | "edit" | "delete" | "restore" | "merge", "target": "memory" | "user",
   "content": ..., "old_content": ...}`` (merge: ``old_content`` lists the merged entries)
-- approval: ``{"action": "approve" | "reject", "pending_id", "summary", "result"}``
+- approval: ``{"action": "approve" | "reject", "pending_id", "summary", "result"}``; an approval also
+  carries ``"payload"``, the staged write in the ``memory`` tool's argument shape
 - revert: ``{"reverted_entry": <pk>, "changes": [...], "written": [...], "secrets_not_reverted": [...],
   "not_restored": [...]}``
 - secret_store: ``{"old": "env_file" | "keyring", "new": "env_file" | "keyring"}``

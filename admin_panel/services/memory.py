@@ -364,6 +364,8 @@ def approve_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOu
                 "pending_id": pending_id,
                 "summary": summary,
                 "result": "applied" if ok else outcome.error,
+                # What was written, in the tool's argument shape: the memory page traces entries to it.
+                "payload": found.get("payload") if found else None,
             },
         )
     return outcomes

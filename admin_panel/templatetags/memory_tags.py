@@ -6,10 +6,12 @@ with :func:`django.utils.html.escape` first and only then joined with the panel'
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from django import template
@@ -20,6 +22,8 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
+from admin_panel.selectors.sessions import secret_masker
+from memory_core.secret_masking import SecretMasker, placeholder
 from memory_core.threats import INVISIBLE_CHARS
 
 register = template.Library()
@@ -57,10 +61,44 @@ def merged_spans(spans: Iterable[tuple[int | None, int | None]], length: int) ->
     return merged
 
 
+def _home_masker() -> SecretMasker:
+    """The current home's stored secrets (cached a few seconds by the Sessions selectors; a page
+    asks once per entry text it shows, so the home is taken as configured, without a disk call)."""
+    return secret_masker(home=Path(settings.HERMES_HOME))
+
+
+@register.filter
+def masked(text: Any) -> Any:
+    """Entry text with every stored secret's value replaced by ``[secret: ENV_NAME]``: memory is
+    shown to viewers too, and a secret the agent memorised is still a secret."""
+    if not isinstance(text, str) or not text:
+        return text
+    masker = _home_masker()
+    return masker.mask(text) if masker else text
+
+
+def _masked_highlights(text: str, spans: list[tuple[int, int]], secrets: list[tuple[int, int, str]]) -> str:
+    cuts = sorted({0, len(text), *(edge for span in spans for edge in span),
+                   *(edge for start, end, _name in secrets for edge in (start, end))})
+    out = []
+    for start, end in itertools.pairwise(cuts):
+        secret = next(((s, name) for s, e, name in secrets if s <= start < e), None)
+        if secret is not None and secret[0] != start:
+            continue  # the rest of a secret already shown as its placeholder
+        piece = escape(placeholder(secret[1])) if secret is not None else _escape_visibly(text[start:end])
+        out.append(f"<mark>{piece}</mark>" if any(s <= start < e for s, e in spans) else piece)
+    return "".join(out)
+
+
 @register.simple_tag
 def highlighted_entry(text: str, findings: Sequence[Any]) -> SafeString:
-    """The entry text with each matched span in ``<mark>``; everything else escaped."""
+    """The entry text with each matched span in ``<mark>``; everything else escaped; stored
+    secrets' values masked."""
     spans = merged_spans(((finding.start, finding.end) for finding in findings), len(text))
+    masker = _home_masker()
+    secrets = masker.spans(text) if masker else []
+    if secrets:
+        return mark_safe(_masked_highlights(text, spans, secrets))  # noqa: S308 - built from escaped pieces only
     out = []
     position = 0
     for start, end in spans:
@@ -144,6 +182,19 @@ class _RenderedEntries:
 
 
 _rendered_entries = _RenderedEntries(size=4096)
+_rendered_sources = _RenderedEntries(size=4096)
+
+
+@register.simple_tag
+def entry_source(source: Any) -> SafeString:
+    """Where an entry's text came from (``memory/partials/_entry_source.html``), rendered once
+    per source and language: the maintenance page shows one per finding."""
+    key = (source.url, source.at, source.source, source.actor) if source is not None else None, get_language()
+    html = None if settings.DEBUG else _rendered_sources.get(key)
+    if html is None:
+        html = render_to_string("memory/partials/_entry_source.html", {"source": source})
+        _rendered_sources.put(key, html)
+    return html
 
 
 @register.simple_tag(takes_context=True)
@@ -155,7 +206,11 @@ def entry_item(context: template.Context, row: Any, store: Any, number: int) -> 
     delete_url = links.delete(row) if can_write else ""
     # Everything the markup depends on. The row's text is in its ref (a digest), and so are its
     # length and scanner findings; no per-user secret (such as a CSRF token) is in an entry item.
-    key = (row.ref, row.view.share_of_budget, store.file_name, number, edit_url, delete_url, get_language())
+    source = row.source
+    written = (source.url, source.at, source.actor) if source is not None else None
+    shown = masked(row.text)  # the text's digest is in the ref, but masking depends on the secrets
+    key = (row.ref, shown, row.view.share_of_budget, store.file_name, number, edit_url, delete_url, written,
+           get_language())
     html = None if settings.DEBUG else _rendered_entries.get(key)
     if html is None:
         html = render_to_string(

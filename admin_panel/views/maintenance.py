@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from admin_panel.forms.maintenance import MergeForm
+from admin_panel.forms.maintenance import AgeForm, MergeForm
 from admin_panel.home import current_home
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import maintenance as selectors
@@ -50,13 +50,17 @@ def memory_maintenance(request: HttpRequest, target: str) -> HttpResponse:
     home = current_home()
     state = memory_selectors.store_state(home=home, target=target)
     services.record_budget_samples(home=home, states=[state])
-    view = selectors.maintenance_view(home=home, target=target, state=state)
+    age_form = AgeForm(request.GET if "older_than" in request.GET else None)
+    max_age = age_form.cleaned_data.get("older_than") if age_form.is_valid() else None
+    view = selectors.maintenance_view(home=home, target=target, state=state, max_age_days=max_age)
     allowed = can_change(request.user)
     return render(
         request,
         "maintenance/page.html",
         {
             "view": view,
+            "age_form": age_form,
+            "max_age": max_age,
             "target": target,
             "can_change": allowed,
             "refusal": write_refusal(view.state),

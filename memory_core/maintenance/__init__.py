@@ -4,7 +4,8 @@ and the limit, and says what could be merged or cleaned and why. Nothing here wr
 
 Provenance (which session wrote an entry, and when) is an optional input: ``analyse_store``
 accepts a ``provenance`` mapping (entry text -> anything with an ``age_days`` attribute) for the
-findings that need it. Without it those findings are simply not made.
+findings that need it. Without it those findings are simply not made. ``provenance`` traces
+entries to the writes recorded in the history (``memory_core.history.memory_writes``).
 """
 
 from __future__ import annotations

@@ -43,24 +43,27 @@ def analyse_store(
     *,
     provenance: Mapping[str, Any] | None = None,
     max_age_days: float | None = None,
+    secrets: Sequence[str] = (),
 ) -> StoreAnalysis:
+    """``secrets``: the stored secret values (an entry holding one is a credential finding)."""
     if provenance is None:
-        return _analysed(tuple(entries), limit)
+        return _analysed(tuple(entries), limit, tuple(secrets))
     return StoreAnalysis(
         entries=tuple(entries),
         limit=limit,
         groups=tuple(find_duplicate_groups(entries)),
-        findings=tuple(find_hygiene_issues(entries, provenance=provenance, max_age_days=max_age_days)),
+        findings=tuple(find_hygiene_issues(entries, provenance=provenance, max_age_days=max_age_days,
+                                           secrets=secrets)),
     )
 
 
 @functools.lru_cache(maxsize=16)
-def _analysed(entries: tuple[str, ...], limit: int) -> StoreAnalysis:
+def _analysed(entries: tuple[str, ...], limit: int, secrets: tuple[str, ...]) -> StoreAnalysis:
     """The analysis is a pure function of the entries: a page shown again for an unchanged store
     (every reload, every poll) reuses it."""
     return StoreAnalysis(
         entries=entries,
         limit=limit,
         groups=tuple(find_duplicate_groups(entries)),
-        findings=tuple(find_hygiene_issues(entries)),
+        findings=tuple(find_hygiene_issues(entries, secrets=secrets)),
     )

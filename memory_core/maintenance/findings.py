@@ -250,6 +250,16 @@ _DETECTORS: tuple[tuple[str, Callable[[str], list[tuple[int, int]]]], ...] = (
 )
 
 
+def _occurrences(values: Sequence[str], text: str) -> list[tuple[int, int]]:
+    found = []
+    for value in values:
+        start = text.find(value) if value else -1
+        while start >= 0:
+            found.append((start, start + len(value)))
+            start = text.find(value, start + 1)
+    return found
+
+
 def _merge_spans(spans: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
     merged: list[tuple[int, int]] = []
     for start, end in sorted(spans):
@@ -278,15 +288,20 @@ def find_hygiene_issues(
     *,
     provenance: Mapping[str, Any] | None = None,
     max_age_days: float | None = None,
+    secrets: Sequence[str] = (),
 ) -> list[Finding]:
     """Findings per entry, in store order, categories in ``CATEGORIES`` order.
 
     ``provenance`` maps an entry's text to a record with an ``age_days`` attribute (None when the
-    history has no record); with ``max_age_days`` entries older than that are ``stale``."""
+    history has no record); with ``max_age_days`` entries older than that are ``stale``.
+    ``secrets``: stored secret values; an entry holding one is a ``credential`` finding whatever
+    the value looks like."""
     findings = []
     for index, text in enumerate(entries):
         for category, detect in _DETECTORS:
             spans = detect(text)
+            if category == CREDENTIAL:
+                spans += _occurrences(secrets, text)
             if spans:
                 findings.append(Finding(category, index, text, _merge_spans(spans), SUGGESTED_ACTIONS[category]))
         if provenance is not None and max_age_days is not None:

@@ -303,7 +303,8 @@ def _seed(home: Path, owner, client: Client) -> list[str]:
 
     content = [
         *demo.MEMORY_ENTRIES, *demo.USER_ENTRIES, demo_memory.MARKUP_ENTRY, demo_memory.FORGOTTEN_ENTRY,
-        *demo_memory.MAINTENANCE_MEMORY, *demo_memory.MAINTENANCE_USER,
+        *demo_memory.MAINTENANCE_MEMORY, *demo_memory.MAINTENANCE_USER, *demo_memory.PROVENANCE_USER,
+        demo_memory.SECRET_ENTRY.replace("demo-not-a-real-key", "[secret: OPENAI_API_KEY]"),
         *demo_memory.APPENDED_BLOCK.splitlines(), demo_memory.PENDING_REPLACE["content"],
         demo_memory.PENDING_REPLACE["old_text"], "An entry after an empty one.", ADDED_ENTRY, EDITED_ENTRY,
         "Uses a standing desk.", TOKEN_NAME, *USER_PLUGIN_TEXTS, "Deploys go to Ubuntu 24.04 hosts since March.",

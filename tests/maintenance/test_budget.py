@@ -1,4 +1,5 @@
-"""Budget history: samples the panel recorded, the chart's points and the forecast at the recent rate."""
+"""Budget history: samples the panel recorded and the writes recorded in state.db, the chart's points
+and the forecast at the recent rate."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from admin_panel.models import BudgetSample
+from admin_panel.selectors import provenance
 from admin_panel.selectors.maintenance import FORECAST_WINDOW, MAX_CHART_POINTS, budget_history
+from tests.maintenance.history_builder import HistoryBuilder, success
 
 pytestmark = pytest.mark.django_db
 
@@ -51,3 +54,27 @@ def test_the_chart_shows_at_most_its_number_of_points_and_always_the_last(home):
     history = budget_history(home=home, target="memory", now=NOW)
     assert len(history.points) <= MAX_CHART_POINTS
     assert history.points[-1].chars == 1000  # the newest sample (0 days ago)
+
+
+def test_the_writes_recorded_in_state_db_join_the_panels_samples(home):
+    provenance.forget_cache()
+    db = HistoryBuilder(home)
+    db.session("20261120_120000_aaaaaa", source="cli")
+    day = 86400
+    for days_ago, chars in ((12, 600), (8, 1000)):
+        db.call(f"w{days_ago}", "20261120_120000_aaaaaa", {"action": "add", "content": f"Fact {days_ago}."},
+                success("memory", chars=chars), at=NOW.timestamp() - days_ago * day)
+    db.call("failed", "20261120_120000_aaaaaa", {"action": "add", "content": "Too long."},
+            {"success": False, "error": "Memory at 2,100/2,200 chars.", "usage": "95% — 2,100/2,200 chars"},
+            at=NOW.timestamp() - 6 * day)
+    db.call("user", "20261120_120000_aaaaaa", {"action": "add", "target": "user", "content": "Name: Dana."},
+            success("user", chars=11, limit=1375), at=NOW.timestamp() - 5 * day)
+    db.close()
+    _samples(home, [(10, 800), (0, 1600)])
+
+    history = budget_history(home=home, target="memory", now=NOW)
+    assert [(point.at, point.chars) for point in history.points] == [
+        (NOW - timedelta(days=12), 600), (NOW - timedelta(days=10), 800),
+        (NOW - timedelta(days=8), 1000), (NOW, 1600)]
+    assert history.rate_per_day == pytest.approx(1000 / 12)  # the failed write is not a point
+    provenance.forget_cache()

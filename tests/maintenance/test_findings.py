@@ -107,3 +107,10 @@ def test_the_analysis_adds_up_what_merging_could_free() -> None:
     assert analysis.total_chars == sum(map(len, entries)) + 9
     assert not analysis.has_credentials
     assert analyse_store(["password: hunter2024"], 100).has_credentials
+
+
+def test_a_stored_secrets_value_is_a_credential_whatever_it_looks_like_and_a_near_miss_is_not():
+    value = "plainwordsecret"  # no digit, no symbol: the shape rules alone would not flag it
+    found = find_hygiene_issues([f"Wifi is {value} at home.", "Wifi is plainwordsecre at home."], secrets=(value,))
+    assert [(f.category, f.index, f.evidence) for f in found] == [("credential", 0, [value])]
+    assert find_hygiene_issues([f"Wifi is {value} at home."]) == []
