@@ -219,6 +219,7 @@ NOT_PAGES = {
     "memory_events": "event stream: fingerprints only, no text",
     "schema_preview_events": "event stream: fingerprints only, no text",
     "sessions_events": "event stream: fingerprints only, no text",
+    "provider_events": "event stream: fingerprints only, no text",
 }
 
 

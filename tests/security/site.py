@@ -32,6 +32,7 @@ VIEWER_PAGES = {
     "profiles",
     "memory_events",
     "sessions_events",
+    "provider_events",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.
