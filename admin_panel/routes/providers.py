@@ -14,4 +14,5 @@ urlpatterns: list[URLPattern] = [
     path("providers/<str:name>/save/", providers.provider_save, name="provider_save"),
     path("providers/<str:name>/activate/", providers.provider_activate, name="provider_activate"),
     path("settings/", settings_page.memory_settings, name="memory_settings"),
+    path("settings/events/", settings_page.memory_settings_events, name="memory_settings_events"),
 ]

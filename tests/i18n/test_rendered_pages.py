@@ -220,6 +220,7 @@ NOT_PAGES = {
     "schema_preview_events": "event stream: fingerprints only, no text",
     "sessions_events": "event stream: fingerprints only, no text",
     "provider_events": "event stream: fingerprints only, no text",
+    "memory_settings_events": "event stream: fingerprints only, no text",
 }
 
 
