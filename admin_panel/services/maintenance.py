@@ -201,7 +201,11 @@ def record_budget_on_store_changes(*, home: Path, feed: ChangeFeed | None = None
         finally:
             connection.close()
 
+    watching = feed or change_feed()
+
     def wake() -> None:
+        if watching.closed:
+            return  # the last wake of a shutdown, not a change
         with lock:
             state["wanted"] = True
             if state["running"]:
@@ -210,4 +214,4 @@ def record_budget_on_store_changes(*, home: Path, feed: ChangeFeed | None = None
         threading.Thread(target=take_samples, name="budget-samples", daemon=True).start()
 
     paths = [home / "memories" / STORE_FILE_NAMES[target] for target in TARGETS]
-    return (feed or change_feed()).subscribe(paths, wake)
+    return watching.subscribe(paths, wake)
