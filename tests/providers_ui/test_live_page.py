@@ -14,6 +14,7 @@ import pytest
 from playwright.sync_api import expect
 
 from admin_panel.selectors.providers import files_fingerprint, provider_state, provider_watch_paths
+from tests.conftest import keep_for_docs, screenshot
 from tests.faults.panel import PANEL_PASSWORD, prepare_panel, serve
 from tests.preview.conftest import NOTES_SCHEMA, make_plugin
 from tests.providers_ui.workers import replace_file
@@ -120,6 +121,8 @@ def test_it_pushes_a_settings_file_change_to_the_open_provider_page(page, tmp_pa
         assert page.get_by_label("Result limit").input_value() == "42"
         assert page.evaluate("document.documentElement.dataset.liveMode") == "stream"  # pushed, not polled
         assert SECRET not in page.content()
+        page.locator("summary", has_text="Other").click()  # the pushed value, in view for the picture
+        keep_for_docs(screenshot(page, "provider-page-pushed"), issue=17)
 
 
 @pytest.mark.browser

@@ -10,6 +10,7 @@ import time
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import keep_for_docs, screenshot
 from tests.faults.panel import PANEL_PASSWORD, prepare_panel, serve
 from tests.providers_ui.workers import replace_file
 
@@ -77,3 +78,4 @@ def test_it_pushes_a_config_yaml_change_to_the_open_settings_page(page, tmp_path
         print(f"settings page: config.yaml change on screen after {delay * 1000:.0f} ms")
         record_property("settings_page_seconds", round(delay, 3))
         assert page.evaluate("document.documentElement.dataset.liveMode") == "stream"  # pushed, not polled
+        keep_for_docs(screenshot(page, "settings-page-pushed"), issue=17)
