@@ -24,6 +24,7 @@ from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.core.handlers.asgi import ASGIRequest
+from django.db import connection
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 
 from admin_panel.change_feed import change_feed
@@ -48,7 +49,12 @@ def _still_allowed(session_key: str | None, allowed: Allowed) -> bool:
         return False
     probe = HttpRequest()
     probe.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
-    return allowed(auth.get_user(probe))
+    try:
+        return allowed(auth.get_user(probe))
+    finally:
+        # A stream's checks run on its own thread, which ends with the stream: connections are
+        # kept open for the request threads only (CONN_MAX_AGE), never left behind here.
+        connection.close()
 
 
 def _one_shot(fingerprint: Fingerprint) -> str:

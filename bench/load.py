@@ -1,6 +1,7 @@
 """Load test: concurrent clients against a real ``manage.py serve`` on loopback.
 
-    .venv/bin/python bench/load.py [--clients 8] [--duration 30] [--streams 20] [--compare-with /tmp/main] [--keep]
+    .venv/bin/python bench/load.py [--clients 8] [--duration 30] [--streams 20] [--compare-with /tmp/main
+                                   [--rounds N]] [--keep]
 
 Prepares a temporary HERMES_HOME (memory entries, provider settings, a user plugin) and a panel
 database with a staff account and an API token, starts the real server (``manage.py serve``) as its own
@@ -255,6 +256,13 @@ class Outcome:
     throughput: float = 0.0
     p99_ms: float = float("nan")
     streams: int = 0
+    cpu_per_request_ms: float = float("nan")
+
+
+def process_cpu_ms(pid: int) -> float:
+    """User and system CPU time of a process, all its threads (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
 def run_one(repo: Path, label: str, args: argparse.Namespace) -> Outcome:
@@ -296,6 +304,7 @@ def run_one(repo: Path, label: str, args: argparse.Namespace) -> Outcome:
         stalls: list[str] = []
         watchdog = threading.Thread(target=watch_for_stalls, args=(tallies, until, stalls), daemon=True)
         started = time.monotonic()
+        cpu_before = process_cpu_ms(server.pid)
         for tally in tallies:
             tally.last_answer = started
         watchdog.start()
@@ -304,8 +313,13 @@ def run_one(repo: Path, label: str, args: argparse.Namespace) -> Outcome:
         for worker in workers:
             worker.join()
         elapsed = time.monotonic() - started
+        server_cpu_ms = process_cpu_ms(server.pid) - cpu_before
         status = report(tallies, elapsed, args.clients, label)
         everything = [v for t in tallies for r in ROUTES for v in t.latencies[r]]
+        # What the server itself spent per answer: on a shared machine it moves less than req/s.
+        outcome.cpu_per_request_ms = server_cpu_ms / max(1, len(everything))
+        print(f"server CPU per request {outcome.cpu_per_request_ms:.2f} ms "
+              f"(the server used {server_cpu_ms / 10 / elapsed:.0f}% of one core)")
         outcome.throughput = len(everything) / elapsed
         outcome.p99_ms = percentile(everything, 0.99) * 1000
         if streams is not None:
@@ -352,19 +366,28 @@ def main() -> int:
     parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT",
                         help="another checkout (e.g. a copy of main) to run first, same machine, same load")
     parser.add_argument("--keep", action="store_true", help="keep the temporary home and database")
+    parser.add_argument("--rounds", type=int, default=1, help="with --compare-with: alternate both this many times")
     args = parser.parse_args()
 
-    outcomes = []
-    if args.compare_with:
-        outcomes.append(run_one(args.compare_with.resolve(), "baseline", args))
-    outcomes.append(run_one(REPO, "this checkout", args))
-    print("--- summary")
-    for outcome in outcomes:
-        print(f"{outcome.label:<14} {outcome.throughput:8.1f} req/s   p99 {outcome.p99_ms:6.1f} ms   "
-              f"idle streams open {outcome.streams}   {'ok' if outcome.status == 0 else 'FAILED'}")
-    if len(outcomes) == 2 and outcomes[0].throughput:
-        print(f"throughput ratio (this / baseline): {outcomes[1].throughput / outcomes[0].throughput:.2f}x")
-    return max(o.status for o in outcomes)
+    sides: dict[str, list[Outcome]] = {}
+    for _ in range(args.rounds):  # alternate, so that both sides see the same changes of machine load
+        if args.compare_with:
+            sides.setdefault("baseline", []).append(run_one(args.compare_with.resolve(), "baseline", args))
+        sides.setdefault("this checkout", []).append(run_one(REPO, "this checkout", args))
+    print(f"--- summary (median of {args.rounds} round{'s' if args.rounds > 1 else ''})")
+    medians: dict[str, tuple[float, float]] = {}
+    for label, outcomes in sides.items():
+        throughput = statistics.median(o.throughput for o in outcomes)
+        cpu = statistics.median(o.cpu_per_request_ms for o in outcomes)
+        medians[label] = (throughput, cpu)
+        print(f"{label:<14} {throughput:8.1f} req/s   p99 {statistics.median(o.p99_ms for o in outcomes):6.1f} ms   "
+              f"server CPU {cpu:5.2f} ms/request   idle streams open {min(o.streams for o in outcomes)}   "
+              f"{'ok' if all(o.status == 0 for o in outcomes) else 'FAILED'}")
+    if "baseline" in medians and medians["baseline"][0]:
+        (ours, our_cpu), (theirs, their_cpu) = medians["this checkout"], medians["baseline"]
+        print(f"throughput ratio (this / baseline): {ours / theirs:.2f}x; "
+              f"server CPU per request ratio: {our_cpu / their_cpu:.2f}")
+    return max(o.status for outcomes in sides.values() for o in outcomes)
 
 
 if __name__ == "__main__":

@@ -4,7 +4,7 @@ Runs the real Django stack in-process (every middleware, session auth, templates
 temporary HERMES_HOME holding the 8 bundled providers plus 40 generated user plugins, and prints
 median and p95 per route over warm requests:
 
-    /work/venv/bin/python bench/panel.py [--requests 200] [--plugins 40] [--hermes-python PY]
+    .venv/bin/python bench/panel.py [--requests 200] [--plugins 40] [--hermes-python PY [--http-only]]
 
 Goals (issue 5): the API at least as fast as hermes-agent 0.19.0's own server on the same machine
 (about 2.5 ms GET and 5 ms PUT median there), a provider page under 10 ms.
@@ -171,6 +171,13 @@ def _wait_listening(port: int, process: subprocess.Popen, log: Path) -> None:
     raise SystemExit("a server did not start listening")
 
 
+def _process_cpu_ms(pid: int) -> float:
+    """User and system CPU time of a process, all threads (Linux /proc): what the server itself
+    spent, which on a shared machine varies less than wall time."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
+
+
 def _free_port() -> int:
     import socket
 
@@ -238,10 +245,18 @@ def _http_side_by_side(python: str, *, plugins: int, requests: int) -> None:
             if i >= 0:
                 timings.setdefault((name, method), []).append(elapsed)
 
-        for i in range(-20, requests):  # negative rounds warm caches and are not counted
-            for method in ("GET", "PUT"):
+        pids = {"ours": servers[0].pid, "0.19.0": servers[1].pid}
+        cpu_per_request: dict[tuple[str, str], float] = {}
+        for method in ("GET", "PUT"):
+            for i in range(-20, 0):  # warm caches; not counted
+                for name in sides:
+                    one(name, method, i)
+            cpu_before = {name: _process_cpu_ms(pid) for name, pid in pids.items()}
+            for i in range(requests):  # interleaved, alternating who goes first
                 for name in (sides if i % 2 else reversed(list(sides))):
                     one(name, method, i)
+            for name, pid in pids.items():
+                cpu_per_request[(name, method)] = (_process_cpu_ms(pid) - cpu_before[name]) / requests
         print(f"over HTTP, both servers running, {requests} interleaved requests each (keep-alive, one client):")
         for method in ("GET", "PUT"):
             medians = {}
@@ -249,8 +264,10 @@ def _http_side_by_side(python: str, *, plugins: int, requests: int) -> None:
                 median, p95 = _percentiles(timings[(name, method)])
                 medians[name] = median
                 print(f"  {name:<7} {method} /api/memory/providers/hindsight/config  median {median:6.2f} ms  "
-                      f"p95 {p95:6.2f} ms")
-            print(f"  {method} ratio ours / 0.19.0: {medians['ours'] / medians['0.19.0']:.2f}")
+                      f"p95 {p95:6.2f} ms  server CPU {cpu_per_request[(name, method)]:5.2f} ms/request")
+            cpu_ratio = cpu_per_request[("ours", method)] / cpu_per_request[("0.19.0", method)]
+            print(f"  {method} ratio ours / 0.19.0: {medians['ours'] / medians['0.19.0']:.2f} "
+                  f"(server CPU per request: {cpu_ratio:.2f})")
     finally:
         for server in servers:
             server.terminate()
@@ -280,7 +297,12 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--plugins", type=int, default=40)
     parser.add_argument("--hermes-python", help="an interpreter with hermes-agent 0.19.0 installed")
+    parser.add_argument("--http-only", action="store_true",
+                        help="with --hermes-python: only the side-by-side run of both servers over HTTP")
     args = parser.parse_args()
+    if args.http_only and args.hermes_python:
+        _http_side_by_side(args.hermes_python, plugins=args.plugins, requests=args.requests)
+        return
 
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-"))
     home = _prepare(root, args.plugins)

@@ -7,6 +7,7 @@ store a home uses and when the panel last wrote each secret.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 import time
@@ -76,6 +77,39 @@ def secret_store_for(*, home: Path, fresh: bool = False) -> str:
 def set_at_map(*, home: Path, fresh: bool = False) -> dict[str, str]:
     """``{variable: ISO-8601 UTC}`` of the secrets the panel itself wrote for ``home``."""
     return _prefs(home, fresh=fresh)[1]
+
+
+def provider_watch_paths(*, home: Path, name: str, state: Any) -> tuple[Path, ...]:
+    """The files a provider's page is read from: ``config.yaml``, ``.env``, its settings file, its
+    own folder in the home and its plugin folder (the schema)."""
+    home = Path(home)
+    paths = [home / "config.yaml", home / ".env", home / name, home / "plugins" / name]
+    storage_file = state.storage.file if state.storage is not None else None
+    if storage_file:
+        paths.append((home / Path(storage_file).expanduser()).absolute())
+    return tuple(dict.fromkeys(paths))
+
+
+def _stat_token(path: Path) -> tuple[Any, ...]:
+    try:
+        st = path.stat()
+    except OSError:
+        return (str(path), None)
+    token: tuple[Any, ...] = (str(path), st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
+    if path.is_dir():  # a file edited in place inside a folder leaves the folder's own stat alone
+        try:
+            children = sorted(os.scandir(path), key=lambda entry: entry.name)
+        except OSError:
+            children = []
+        token += tuple((c.name, c.stat().st_mtime_ns, c.stat().st_size) for c in children if c.is_file())
+    return token
+
+
+def files_fingerprint(paths: tuple[Path, ...]) -> str:
+    """Changes whenever one of ``paths`` (or a file directly in one of its folders) changes; ``stat``
+    calls only, never a read, so that it can run on the event loop."""
+    joined = repr([_stat_token(path) for path in paths])
+    return hashlib.blake2b(joined.encode("utf-8", "backslashreplace"), digest_size=8).hexdigest()
 
 
 def provider_state(*, home: Path, name: str) -> Any:

@@ -7,6 +7,7 @@ and its htmx requests do not read the secret stores and the whole history each t
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import threading
@@ -50,6 +51,24 @@ def forget_cache() -> None:
     with _lock:
         _maskers.clear()
         _secret_maps.clear()
+
+
+def history_paths(*, home: Path) -> tuple[Path, Path]:
+    """``state.db`` and its write-ahead log: the agent's commits land in the log first."""
+    path = state_db_path(home)
+    return path, path.with_name(path.name + "-wal")
+
+
+def history_fingerprint(*, home: Path) -> str:
+    """Changes whenever the agent commits to its history (``stat`` calls only, no read)."""
+    stamps = []
+    for path in history_paths(home=home):
+        try:
+            st = path.stat()
+            stamps.append((st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size))
+        except OSError:
+            stamps.append(None)
+    return hashlib.blake2b(repr(stamps).encode("ascii"), digest_size=8).hexdigest()
 
 
 def _file_stamp(path: Path) -> tuple:

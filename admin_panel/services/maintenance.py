@@ -9,6 +9,8 @@ that merely resembles the one the admin saw.
 
 from __future__ import annotations
 
+import logging
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,12 +21,16 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 import memory_core
+from admin_panel.change_feed import ChangeFeed, Subscription, change_feed
 from admin_panel.models import AuditEntry, BudgetSample
 from admin_panel.services.audit import record
 from admin_panel.services.memory import FILE_NAMES, User, WriteOutcome, _refused, _write_failed
-from memory_core.state import StoreState
+from memory_core.entries import FILE_NAMES as STORE_FILE_NAMES
+from memory_core.entries import TARGETS
+from memory_core.state import StoreState, read_store_state
 
 UNDO_SESSION_KEY = "maintenance_undo"
+logger = logging.getLogger(__name__)
 
 
 @dataclass
@@ -167,3 +173,45 @@ def record_budget_samples(*, home: Path, states: list[StoreState]) -> None:
             BudgetSample.objects.create(
                 home=str(home), target=state.target, chars=state.total_chars, limit=state.limit, recorded_at=now
             )
+
+
+def record_budget_on_store_changes(*, home: Path, feed: ChangeFeed | None = None) -> Subscription:
+    """Record a budget sample whenever the change feed sees a store file change, so the chart
+    holds the panel's own observations of the agent's writes, not only the moments someone had a
+    memory page open. Samples are taken on a thread of their own (never the feed's); changes that
+    arrive while one is being taken are folded into the next."""
+    home = Path(home)
+    lock = threading.Lock()
+    state = {"wanted": False, "running": False}
+
+    def take_samples() -> None:
+        from django.db import connection
+
+        try:
+            while True:
+                with lock:
+                    if not state["wanted"]:
+                        state["running"] = False
+                        return
+                    state["wanted"] = False
+                try:
+                    record_budget_samples(home=home, states=[read_store_state(home=home, target=t) for t in TARGETS])
+                except Exception:  # a missed sample is not worth stopping for; the next change retries
+                    logger.exception("Could not record a budget sample")
+        finally:
+            connection.close()
+
+    watching = feed or change_feed()
+
+    def wake() -> None:
+        if watching.closed:
+            return  # the last wake of a shutdown, not a change
+        with lock:
+            state["wanted"] = True
+            if state["running"]:
+                return
+            state["running"] = True
+        threading.Thread(target=take_samples, name="budget-samples", daemon=True).start()
+
+    paths = [home / "memories" / STORE_FILE_NAMES[target] for target in TARGETS]
+    return watching.subscribe(paths, wake)

@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 import provider_schemas
+from admin_panel.event_stream import event_stream
 from admin_panel.forms.provider import (
     Submission,
     build_rows,
@@ -37,7 +38,7 @@ from admin_panel.localisation import (
     not_ready_message,
     secret_store_error_message,
 )
-from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
 from provider_schemas.profiles import honcho_hosts
@@ -183,7 +184,22 @@ def provider_detail(request: HttpRequest, name: str) -> HttpResponse:
         context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub,
                                   errors=sub.errors, notice=notice)
         return _render_detail(request, context)
-    return _render_detail(request, _detail_context(request, home=home, state=state))
+    context = _detail_context(request, home=home, state=state)
+    # Taken right after the read: the stream's first message tells the page whether it is current.
+    context["live_fingerprint"] = selectors.files_fingerprint(
+        selectors.provider_watch_paths(home=home, name=name, state=state))
+    return _render_detail(request, context)
+
+
+@require_GET
+@viewer_required
+def provider_events(request: HttpRequest, name: str) -> HttpResponse:
+    """Server-sent events carrying the fingerprint of the provider's files whenever it changes."""
+    home = current_home()
+    state = _state_or_404(home=home, name=name)  # the name guard runs before any path is made
+    paths = selectors.provider_watch_paths(home=home, name=name, state=state)
+    return event_stream(request, paths=paths, fingerprint=lambda: selectors.files_fingerprint(paths),
+                        allowed=can_view)
 
 
 @require_POST

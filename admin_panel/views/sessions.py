@@ -17,8 +17,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from admin_panel.event_stream import event_stream
 from admin_panel.home import current_home
-from admin_panel.permissions import viewer_required
+from admin_panel.permissions import can_view, viewer_required
 from admin_panel.selectors import sessions as selectors
 from admin_panel.services import sessions as services
 from memory_core.history import HistoryUnavailable
@@ -43,11 +44,22 @@ def _int(value: str | None, default: int | None) -> int | None:
 def sessions_page(request: HttpRequest) -> HttpResponse:
     home = current_home()
     filters = selectors.PageFilters.from_query(request.GET)
-    context: dict[str, Any] = {"filters": filters, "profile": profile_name(home),
+    # Taken before the read: a commit landing during it makes the page fetch the list once more.
+    fingerprint = selectors.history_fingerprint(home=home)
+    context: dict[str, Any] = {"filters": filters, "profile": profile_name(home), "live_fingerprint": fingerprint,
                                **selectors.sessions_page(home=home, filters=filters)}
     partial = _is_partial(request)
     context["partial"] = partial
     return render(request, "sessions/partials/_results.html" if partial else "sessions/list.html", context)
+
+
+@require_GET
+@viewer_required
+def sessions_events(request: HttpRequest) -> HttpResponse:
+    """Server-sent events carrying the history's fingerprint whenever the agent commits (never content)."""
+    home = current_home()
+    return event_stream(request, paths=selectors.history_paths(home=home),
+                        fingerprint=lambda: selectors.history_fingerprint(home=home), allowed=can_view)
 
 
 @require_GET

@@ -10,9 +10,10 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 import provider_schemas
+from admin_panel.event_stream import event_stream
 from admin_panel.forms.settings import build_setting_rows, parse_settings
 from admin_panel.home import current_home
 from admin_panel.localisation import (
@@ -21,7 +22,7 @@ from admin_panel.localisation import (
     not_ready_message,
     secret_store_error_message,
 )
-from admin_panel.permissions import can_change, viewer_required
+from admin_panel.permissions import can_change, can_view, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
 from provider_schemas.homes import profile_name
@@ -117,8 +118,25 @@ def memory_settings(request: HttpRequest) -> HttpResponse:
         if request.POST.get("action") == "move_secrets":
             return _move_secrets(request, home=home)
         return _save_settings(request, home=home)
+    fingerprint = selectors.files_fingerprint(_watched(home))  # before the read: a later change shows
     state = provider_schemas.read_memory_settings(home=home)
-    return render(request, "settings/memory.html", _context(request, home=home, state=state))
+    context = _context(request, home=home, state=state)
+    context["live_fingerprint"] = fingerprint
+    return render(request, "settings/memory.html", context)
+
+
+def _watched(home: Path) -> tuple[Path, ...]:
+    """What the page is read from: the memory: section of config.yaml, the secret store's .env."""
+    return (Path(home) / "config.yaml", Path(home) / ".env")
+
+
+@require_GET
+@viewer_required
+def memory_settings_events(request: HttpRequest) -> HttpResponse:
+    """Server-sent events carrying the fingerprint of config.yaml and .env whenever it changes."""
+    paths = _watched(current_home())
+    return event_stream(request, paths=paths, fingerprint=lambda: selectors.files_fingerprint(paths),
+                        allowed=can_view)
 
 
 def _save_secret_store(request: HttpRequest, *, home: Path) -> HttpResponse:

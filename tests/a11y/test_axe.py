@@ -411,6 +411,9 @@ NOT_PAGES = {
     "people_activate": "POST-only: the Reactivate button",
     "account_sign_out_others": "POST-only: the sign-out-of-other-sessions button",
     "session_export": "a download (Markdown or JSON file), not a page",
+    "sessions_events": "event stream (text/event-stream): change fingerprints for the Sessions list",
+    "provider_events": "event stream (text/event-stream): change fingerprints for a provider's page",
+    "memory_settings_events": "event stream (text/event-stream): change fingerprints for the settings page",
 }
 
 

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import socket
+import sqlite3
 import urllib.request
 from pathlib import Path
 
 import pytest
 from django.core.management import load_command_class
 
+from tests.faults.panel import Browser, prepare_panel, serve
+from tests.faults.panel import _manage as manage
 from tests.serving import running_server
+
+
+def prepare_panel_token(*, home: Path, data_dir: Path) -> str:
+    return manage("api_token", "create", "--user", "owner", home=home, data_dir=data_dir).strip()
 
 pytestmark = pytest.mark.slow
 
@@ -143,3 +151,30 @@ def test_it_serves_a_demo_whose_user_profile_is_in_the_state_asked_for(tmp_path)
     assert "Demo state unreadable: USER.md is not valid UTF-8" in server.output
     with pytest.raises(UnicodeDecodeError):
         (demo / "memories" / "USER.md").read_bytes().decode("utf-8")
+
+
+def test_it_streams_a_long_export_whole_and_answers_a_put_with_a_body(tmp_path):
+    home, data = tmp_path / "home", tmp_path / "data"
+    token = prepare_panel(home=home, data_dir=data)
+    for _ in range(3):  # more audit rows: each token made is audited
+        prepare_panel_token(home=home, data_dir=data)
+    with serve(home=home, data_dir=data) as server:
+        browser = Browser(f"http://127.0.0.1:{server.port}")
+        browser.sign_in()
+        status, body, headers = browser.request("GET", "/audit/?format=jsonl")
+        with sqlite3.connect(data / "panel.sqlite3") as database:
+            (rows,) = database.execute("SELECT count(*) FROM admin_panel_auditentry").fetchone()
+        # A PUT's body is read in full on the event loop before its request thread starts.
+        put = urllib.request.Request(
+            f"http://127.0.0.1:{server.port}/api/memory/provider", method="PUT", data=b'{"provider": ""}',
+            headers={"X-Hermes-Session-Token": token, "Content-Type": "application/json"})
+        with urllib.request.urlopen(put, timeout=60) as response:
+            activated = json.loads(response.read())
+
+    assert status == 200
+    # A streaming response, relayed as produced (no length known in advance).
+    assert {k.lower(): v for k, v in headers.items()}.get("transfer-encoding") == "chunked"
+    records = [json.loads(line) for line in body.splitlines()]
+    assert rows >= 4 and len(records) == rows
+    assert len({record["id"] for record in records}) == rows
+    assert activated == {"ok": True, "active": ""}

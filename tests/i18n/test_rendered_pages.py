@@ -218,6 +218,9 @@ NOT_PAGES = {
     "schema_preview_poll": "hot-reload poll: 204 or a fragment of the preview page",
     "memory_events": "event stream: fingerprints only, no text",
     "schema_preview_events": "event stream: fingerprints only, no text",
+    "sessions_events": "event stream: fingerprints only, no text",
+    "provider_events": "event stream: fingerprints only, no text",
+    "memory_settings_events": "event stream: fingerprints only, no text",
 }
 
 

@@ -1,16 +1,23 @@
-"""Budget history: samples the panel recorded and the writes recorded in state.db, the chart's points
-and the forecast at the recent rate."""
+"""Budget history: samples the panel recorded (also from the change feed) and the writes recorded in
+state.db, the chart's points and the forecast at the recent rate."""
 
 from __future__ import annotations
 
+import multiprocessing
+import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from admin_panel.change_feed import ChangeFeed
 from admin_panel.models import BudgetSample
 from admin_panel.selectors import provenance
 from admin_panel.selectors.maintenance import FORECAST_WINDOW, MAX_CHART_POINTS, budget_history
+from admin_panel.services.maintenance import record_budget_on_store_changes
+from memory_core import add_entry
+from memory_core.state import read_store_state
 from tests.maintenance.history_builder import HistoryBuilder, success
+from tests.memory_view.workers import add_after
 
 pytestmark = pytest.mark.django_db
 
@@ -78,3 +85,37 @@ def test_the_writes_recorded_in_state_db_join_the_panels_samples(home):
         (NOW - timedelta(days=8), 1000), (NOW, 1600)]
     assert history.rate_per_day == pytest.approx(1000 / 12)  # the failed write is not a point
     provenance.forget_cache()
+
+
+def _wait_for(condition, what: str) -> None:
+    deadline = time.monotonic() + 30  # a safety net against a hang only
+    while not condition():
+        assert time.monotonic() < deadline, f"never saw {what}"
+        time.sleep(0.02)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_records_a_sample_when_the_change_feed_sees_another_process_write_a_store(home):
+    feed = ChangeFeed()
+    try:
+        record_budget_on_store_changes(home=home, feed=feed)
+        process = multiprocessing.get_context("spawn").Process(
+            target=add_after, args=(str(home), "memory", "The build uses uv.", 0.0))
+        process.start()
+        process.join(timeout=60)
+        assert process.exitcode == 0
+
+        expected = read_store_state(home=home, target="memory").total_chars
+        samples = BudgetSample.objects.filter(home=str(home), target="memory")
+        _wait_for(lambda: samples.filter(chars=expected).exists(), "a sample of the new size")
+        assert expected > 0
+        assert samples.get().limit == read_store_state(home=home, target="memory").limit
+
+        # The next write is another observation; the user store, unchanged, gets no second sample.
+        add_entry(home=home, target="memory", content="Deploys go through the staging branch first.")
+        grown = read_store_state(home=home, target="memory").total_chars
+        _wait_for(lambda: samples.filter(chars=grown).exists(), "a sample of the grown store")
+        assert list(samples.order_by("recorded_at", "pk").values_list("chars", flat=True)) == [expected, grown]
+        assert BudgetSample.objects.filter(home=str(home), target="user").count() <= 1
+    finally:
+        feed.close()

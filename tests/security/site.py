@@ -31,6 +31,9 @@ VIEWER_PAGES = {
     "memory_maintenance",
     "profiles",
     "memory_events",
+    "sessions_events",
+    "provider_events",
+    "memory_settings_events",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.

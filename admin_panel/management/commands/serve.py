@@ -72,8 +72,8 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--host", default=LOOPBACK, help="Address to bind (default 127.0.0.1).")
         parser.add_argument("--port", type=int, default=8000, help="Port to bind (default 8000).")
-        parser.add_argument("--threads", type=int, default=8,
-                            help="Request worker threads (default 8); event streams need none.")
+        parser.add_argument("--threads", type=int, default=None,
+                            help="Request threads (default: CPU count + 2, at most 16); event streams need none.")
         parser.add_argument(
             "--demo",
             nargs="?",
@@ -134,8 +134,9 @@ class Command(BaseCommand):
             self.stdout.write(f"Demo state {options['demo_state']}: {described}")
         env = {**os.environ, "HERMES_HOME": str(target), "PANEL_DATA_DIR": str(target / "panel")}
         argv = [sys.executable, str(Path(settings.BASE_DIR) / "manage.py"), "serve",
-                "--host", options["host"], "--port", str(options["port"]), "--threads", str(options["threads"]),
-                "--demo-history"]
+                "--host", options["host"], "--port", str(options["port"]), "--demo-history"]
+        if options["threads"]:
+            argv += ["--threads", str(options["threads"])]
         for schema_dir in options["schema_dir"]:
             argv += ["--schema-dir", schema_dir]
         sys.stdout.flush()
@@ -159,10 +160,10 @@ class Command(BaseCommand):
             raise CommandError(f"PANEL_SECRET_STORE=keyring is refused. {check.english()}")
         self.stderr.write(f"Warning: this home keeps its secrets in the OS keyring. {check.english()}")
 
-    def _serve(self, *, host: str, port: int, threads: int, demo_history: bool = False) -> None:
+    def _serve(self, *, host: str, port: int, threads: int | None, demo_history: bool = False) -> None:
         import uvicorn
 
-        from admin_panel.asgi import build_application
+        from admin_panel.asgi import build_application, default_threads
         from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
         from provider_schemas.saving.locks import recover
 
@@ -178,6 +179,9 @@ class Command(BaseCommand):
             from admin_panel.demo_memory import seed_budget_history
 
             seed_budget_history(home)
+        from admin_panel.services.maintenance import record_budget_on_store_changes
+
+        record_budget_on_store_changes(home=home)  # the budget chart gets the agent's writes as they happen
         display_host = f"[{host}]" if ":" in host else host
         base_url = f"http://{display_host}:{port}"
         if host not in {LOOPBACK, "localhost", "::1"}:
@@ -200,6 +204,7 @@ class Command(BaseCommand):
             )
         self.stdout.write(f"memory-panel: serving on {base_url}/ (Ctrl+C to stop)")
         sys.stdout.flush()
+        threads = threads or default_threads()
         config = uvicorn.Config(
             build_application(threads=threads), lifespan="off", log_config=None, access_log=False, server_header=False,
             # Never trust X-Forwarded-For from loopback: the sign-in throttle counts REMOTE_ADDR.

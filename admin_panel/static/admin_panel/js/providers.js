@@ -86,3 +86,8 @@ document.addEventListener("htmx:afterSettle", (event) => {
   initSecrets(document);
   openRevealed();
 });
+
+// The page was brought up to date with its files (live_fragment.js): the new form needs the same.
+document.addEventListener("live:updated", () => {
+  initSecrets(document);
+});
