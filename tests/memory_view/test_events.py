@@ -3,24 +3,24 @@
 from __future__ import annotations
 
 import http.client
-import re
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from memory_core import add_entry
+from tests.event_streams import (
+    FINGERPRINT_LINE,
+    assert_only_a_fingerprint,
+    assert_sent_to_sign_in_with_no_data,
+    stream_body,
+)
 from tests.faults.panel import Browser, prepare_panel, serve
 from tests.memory_view.helpers import write_store
 from tests.preview.conftest import NOTES_SCHEMA, make_plugin
 
 STREAMS = ("/memory/events/", "/schema-preview/events/?choice=plugin%3Anotes")
-FINGERPRINT_LINE = re.compile(r"^data: [0-9a-f]{16}$")
 SECRET = "sk-live-4f9a8b7c6d5e4f3a2b1c"
-
-
-def _body(response) -> bytes:
-    return b"".join(response.streaming_content) if response.streaming else response.content
 
 
 @pytest.mark.django_db
@@ -30,9 +30,7 @@ def test_it_sends_an_anonymous_stream_to_sign_in_with_no_data(client, home, url)
 
     response = client.get(url)
 
-    assert response.status_code == 302
-    assert response["Location"].startswith("/accounts/login/")
-    assert b"data:" not in _body(response)
+    assert_sent_to_sign_in_with_no_data(response)
 
 
 @pytest.mark.django_db
@@ -42,7 +40,7 @@ def test_it_refuses_a_viewer_the_schema_preview_stream_with_no_data(viewer_clien
     response = viewer_client.get(STREAMS[1])
 
     assert response.status_code == 403
-    assert b"data:" not in _body(response)
+    assert b"data:" not in stream_body(response)
     assert response["Content-Type"].startswith("text/html")
 
 
@@ -53,7 +51,7 @@ def test_it_refuses_a_signed_in_user_without_a_role_the_memory_stream(client, ot
     response = client.get(STREAMS[0])
 
     assert response.status_code == 403
-    assert b"data:" not in _body(response)
+    assert b"data:" not in stream_body(response)
 
 
 @pytest.mark.django_db
@@ -61,14 +59,7 @@ def test_it_gives_a_viewer_the_memory_stream_with_only_the_fingerprint(viewer_cl
     write_store(home, "memory", [f"The deploy key is {SECRET}."])
 
     response = viewer_client.get(STREAMS[0])
-    body = _body(response).decode()
-
-    assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/event-stream")
-    assert response["Cache-Control"] == "no-store"
-    data = [line for line in body.splitlines() if line.startswith("data:")]
-    assert len(data) == 1 and FINGERPRINT_LINE.match(data[0]), body
-    assert SECRET not in body and "deploy key" not in body
+    assert_only_a_fingerprint(response, SECRET, "deploy key")
 
 
 # --- on the real server (ASGI): a stream that stays open ------------------------------------------

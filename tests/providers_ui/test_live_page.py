@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import multiprocessing
-import re
 import time
 from pathlib import Path
 
@@ -15,12 +14,12 @@ from playwright.sync_api import expect
 
 from admin_panel.selectors.providers import files_fingerprint, provider_state, provider_watch_paths
 from tests.conftest import keep_for_docs, screenshot
+from tests.event_streams import assert_only_a_fingerprint, assert_sent_to_sign_in_with_no_data
 from tests.faults.panel import PANEL_PASSWORD, prepare_panel, serve
 from tests.preview.conftest import NOTES_SCHEMA, make_plugin
 from tests.providers_ui.workers import replace_file
 
 STREAM = "/providers/notes/events/"
-FINGERPRINT_LINE = re.compile(r"^data: [0-9a-f]{16}$")
 SECRET = "sk-live-4f9a8b7c6d5e4f3a2b1c"
 SHOW_TIMEOUT_MS = 30_000  # a safety net against a hang only
 
@@ -31,19 +30,13 @@ def _notes(home: Path) -> None:
     (home / "notes.json").write_text(json.dumps({"limit": 10}), encoding="utf-8")
 
 
-def _body(response) -> bytes:
-    return b"".join(response.streaming_content) if response.streaming else response.content
-
-
 @pytest.mark.django_db
 def test_it_sends_an_anonymous_provider_stream_to_sign_in_with_no_data(client, home):
     _notes(home)
 
     response = client.get(STREAM)
 
-    assert response.status_code == 302
-    assert response["Location"].startswith("/accounts/login/")
-    assert b"data:" not in _body(response)
+    assert_sent_to_sign_in_with_no_data(response)
 
 
 @pytest.mark.django_db
@@ -51,12 +44,7 @@ def test_it_gives_a_viewer_the_provider_stream_with_only_the_fingerprint(viewer_
     _notes(home)
 
     response = viewer_client.get(STREAM)
-    body = _body(response).decode()
-
-    assert response.status_code == 200
-    data = [line for line in body.splitlines() if line.startswith("data:")]
-    assert len(data) == 1 and FINGERPRINT_LINE.match(data[0]), body
-    assert SECRET not in body and "limit" not in body
+    assert_only_a_fingerprint(response, SECRET, "limit")
 
 
 @pytest.mark.django_db

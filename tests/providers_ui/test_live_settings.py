@@ -4,34 +4,27 @@ page shows a limit changed in config.yaml by another process, pushed through the
 from __future__ import annotations
 
 import multiprocessing
-import re
 import time
 
 import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import keep_for_docs, screenshot
+from tests.event_streams import assert_only_a_fingerprint, assert_sent_to_sign_in_with_no_data
 from tests.faults.panel import PANEL_PASSWORD, prepare_panel, serve
 from tests.providers_ui.workers import replace_file
 
 STREAM = "/settings/events/"
-FINGERPRINT_LINE = re.compile(r"^data: [0-9a-f]{16}$")
 SECRET = "sk-live-4f9a8b7c6d5e4f3a2b1c"
 CONFIG = "_config_version: 33\nmemory:\n  memory_char_limit: {limit}\n"
 SHOW_TIMEOUT_MS = 30_000  # a safety net against a hang only
-
-
-def _body(response) -> bytes:
-    return b"".join(response.streaming_content) if response.streaming else response.content
 
 
 @pytest.mark.django_db
 def test_it_sends_an_anonymous_settings_stream_to_sign_in_with_no_data(client, home):
     response = client.get(STREAM)
 
-    assert response.status_code == 302
-    assert response["Location"].startswith("/accounts/login/")
-    assert b"data:" not in _body(response)
+    assert_sent_to_sign_in_with_no_data(response)
 
 
 @pytest.mark.django_db
@@ -40,12 +33,7 @@ def test_it_gives_a_viewer_the_settings_stream_with_only_the_fingerprint(viewer_
     (home / ".env").write_text(f"NOTES_API_KEY={SECRET}\n", encoding="utf-8")
 
     response = viewer_client.get(STREAM)
-    body = _body(response).decode()
-
-    assert response.status_code == 200
-    data = [line for line in body.splitlines() if line.startswith("data:")]
-    assert len(data) == 1 and FINGERPRINT_LINE.match(data[0]), body
-    assert SECRET not in body and "2200" not in body
+    assert_only_a_fingerprint(response, SECRET, "2200")
 
 
 @pytest.mark.browser

@@ -4,7 +4,6 @@ open list shows a session the agent (another process) commits, pushed through th
 from __future__ import annotations
 
 import multiprocessing
-import re
 import time
 from pathlib import Path
 
@@ -13,10 +12,10 @@ import pytest
 from admin_panel.selectors.sessions import history_fingerprint
 from memory_core.history.schema import create_state_db, insert_message, insert_session
 from tests.conftest import keep_for_docs, screenshot
+from tests.event_streams import assert_only_a_fingerprint, assert_sent_to_sign_in_with_no_data, stream_body
 from tests.faults.panel import PANEL_PASSWORD, prepare_panel, serve
 
 STREAM = "/sessions/-/events/"
-FINGERPRINT_LINE = re.compile(r"^data: [0-9a-f]{16}$")
 SECRET = "sk-live-4f9a8b7c6d5e4f3a2b1c"
 SHOW_TIMEOUT_MS = 30_000  # a safety net against a hang only
 
@@ -41,19 +40,13 @@ def add_session(state_db: str, title: str) -> None:
     conn.close()
 
 
-def _body(response) -> bytes:
-    return b"".join(response.streaming_content) if response.streaming else response.content
-
-
 @pytest.mark.django_db
 def test_it_sends_an_anonymous_sessions_stream_to_sign_in_with_no_data(client, home):
     _history(home)
 
     response = client.get(STREAM)
 
-    assert response.status_code == 302
-    assert response["Location"].startswith("/accounts/login/")
-    assert b"data:" not in _body(response)
+    assert_sent_to_sign_in_with_no_data(response)
 
 
 @pytest.mark.django_db
@@ -61,13 +54,7 @@ def test_it_gives_a_viewer_the_sessions_stream_with_only_the_fingerprint(viewer_
     _history(home)
 
     response = viewer_client.get(STREAM)
-    body = _body(response).decode()
-
-    assert response.status_code == 200
-    assert response["Content-Type"].startswith("text/event-stream")
-    data = [line for line in body.splitlines() if line.startswith("data:")]
-    assert len(data) == 1 and FINGERPRINT_LINE.match(data[0]), body
-    assert SECRET not in body and "Setting up the build" not in body
+    assert_only_a_fingerprint(response, SECRET, "Setting up the build")
 
 
 @pytest.mark.django_db
@@ -78,7 +65,7 @@ def test_it_refuses_a_signed_in_user_without_a_role_the_sessions_stream(client, 
     response = client.get(STREAM)
 
     assert response.status_code == 403
-    assert b"data:" not in _body(response)
+    assert b"data:" not in stream_body(response)
 
 
 def test_the_history_fingerprint_changes_with_a_commit_and_only_then(tmp_path):

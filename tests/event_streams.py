@@ -1,0 +1,30 @@
+"""What every change stream must do, checked the same way for each: a signed-out request is sent to
+sign in with no data, and a stream carries one fingerprint per change and nothing else."""
+
+from __future__ import annotations
+
+import re
+
+FINGERPRINT_LINE = re.compile(r"^data: [0-9a-f]{16}$")
+
+
+def stream_body(response) -> bytes:
+    return b"".join(response.streaming_content) if response.streaming else response.content
+
+
+def assert_sent_to_sign_in_with_no_data(response) -> None:
+    assert response.status_code == 302
+    assert response["Location"].startswith("/accounts/login/")
+    assert b"data:" not in stream_body(response)
+
+
+def assert_only_a_fingerprint(response, *hidden: str) -> None:
+    """One ``data:`` line holding a fingerprint, and none of ``hidden`` (content, secrets) anywhere."""
+    body = stream_body(response).decode()
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/event-stream")
+    assert response["Cache-Control"] == "no-store"
+    data = [line for line in body.splitlines() if line.startswith("data:")]
+    assert len(data) == 1 and FINGERPRINT_LINE.match(data[0]), body
+    for text in hidden:
+        assert text not in body
