@@ -183,16 +183,17 @@ def _scan(output: _Output, options: dict[str, Any]) -> int:
     return EXIT_REFUSED if findings else EXIT_OK
 
 
-def _finding_as_dict(finding: Finding) -> dict[str, Any]:
-    hidden = finding.category == CREDENTIAL
+def _finding_as_dict(finding: Finding, credentials: Sequence[tuple[int, int]]) -> dict[str, Any]:
+    """``credentials``: the spans of the entry's credentials, hidden in every finding of the entry,
+    not only in the credential finding itself: a check's output ends up in mails and logs."""
     return {
         "category": finding.category,
         "label": finding.label,
         "index": finding.index,
-        # A credential is never printed: a check's output ends up in mails and logs.
-        "entry": redact(finding.text, finding.spans) if hidden else finding.text,
+        "entry": redact(finding.text, credentials) if credentials else finding.text,
         "evidence": [
-            {"start": start, "end": end, "text": REDACTED if hidden else finding.text[start:end]}
+            {"start": start, "end": end,
+             "text": REDACTED if _overlaps((start, end), credentials) else finding.text[start:end]}
             for start, end in finding.spans
         ],
         "explanation": finding.explanation,
@@ -201,10 +202,18 @@ def _finding_as_dict(finding: Finding) -> dict[str, Any]:
     }
 
 
-def _check_report(state: StoreState) -> dict[str, Any]:
-    analysis = analyse_store([view.text for view in state.entries], state.limit)
-    findings = [_finding_as_dict(finding) for finding in analysis.findings]
-    hidden = {f["index"]: f["entry"] for f in findings if f["category"] == CREDENTIAL}
+def _overlaps(span: tuple[int, int], others: Sequence[tuple[int, int]]) -> bool:
+    return any(span[0] < end and start < span[1] for start, end in others)
+
+
+def _check_report(state: StoreState, secrets: Sequence[str]) -> dict[str, Any]:
+    analysis = analyse_store([view.text for view in state.entries], state.limit, secrets=secrets)
+    credentials: dict[int, list[tuple[int, int]]] = {}
+    for finding in analysis.findings:
+        if finding.category == CREDENTIAL:
+            credentials.setdefault(finding.index, []).extend(finding.spans)
+    findings = [_finding_as_dict(finding, credentials.get(finding.index, ())) for finding in analysis.findings]
+    hidden = {index: redact(state.entries[index].text, spans) for index, spans in credentials.items()}
     return {
         "file": state.file_name,
         "status": state.status,
@@ -227,13 +236,13 @@ def _check_report(state: StoreState) -> dict[str, Any]:
     }
 
 
-def _check(output: _Output, home: Path, target: str | None) -> int:
+def _check(output: _Output, home: Path, target: str | None, secrets: Sequence[str]) -> int:
     if target is not None and target not in TARGETS:
         output.error(f"Invalid target '{target}'. Use 'memory' or 'user'.")
         return EXIT_INVALID
     config = read_memory_config(home)
     reports = {
-        t: _check_report(read_store_state(home=home, target=t, config=config))
+        t: _check_report(read_store_state(home=home, target=t, config=config), secrets)
         for t in ([target] if target else TARGETS)
     }
     failing = any(
@@ -306,8 +315,10 @@ def _pending(output: _Output, home: Path, command: str, pending_id: str | None) 
     return EXIT_OK if all(result.get("success") for result in results.values()) else EXIT_REFUSED
 
 
-def run(options: dict[str, Any], *, home: str | os.PathLike[str], out: TextIO, err: TextIO) -> int:
-    """Execute parsed ``options`` against ``home``; returns the exit code."""
+def run(options: dict[str, Any], *, home: str | os.PathLike[str], out: TextIO, err: TextIO,
+        secrets: Sequence[str] = ()) -> int:
+    """Execute parsed ``options`` against ``home``; returns the exit code. ``secrets``: the stored
+    secret values (memory_core cannot read the secret stores), for ``check`` to report and hide."""
     output = _Output(out, err, bool(options.get("json")))
     home = Path(options.get("home") or home)
     action = options.get("action")
@@ -318,7 +329,7 @@ def run(options: dict[str, Any], *, home: str | os.PathLike[str], out: TextIO, e
     if action == "scan":
         return _scan(output, options)
     if action == "check":
-        return _check(output, home, options.get("target"))
+        return _check(output, home, options.get("target"), secrets)
     if action == "pending":
         return _pending(output, home, options.get("command") or "list", options.get("id"))
     target = options.get("target")

@@ -58,3 +58,27 @@ def test_it_exits_0_when_there_are_only_stale_entries_and_reports_them_as_json(h
 def test_it_refuses_an_unknown_store_with_exit_2(home: Path) -> None:
     code, _text = _check("soul")
     assert code == 2
+
+
+def test_it_exits_1_on_a_stored_secrets_value_in_an_entry_without_printing_it(home: Path) -> None:
+    # The value looks like nothing in particular, so only the stored secret makes it a credential.
+    value = "plum-orchard-quietly-7"
+    (home / ".env").write_text(f"HONCHO_API_KEY={value}\n", encoding="utf-8")
+    write_store(home, "memory", [f"Yesterday the deploy used {value} to reach the honcho host.", "Uses uv."])
+    for args in ((), ("memory", "--json")):
+        code, text = _check(*args)
+        assert code == 1
+        assert value not in text
+        assert "[credential hidden]" in text
+    report = json.loads(_check("memory", "--json")[1])["memory"]
+    assert {f["category"] for f in report["findings"]} == {"credential", "relative_date"}
+    # The entry's other finding shows the entry hidden the same way.
+    assert all(value not in f["entry"] for f in report["findings"])
+
+
+def test_it_exits_0_when_a_stored_secret_appears_in_no_entry(home: Path) -> None:
+    (home / ".env").write_text("HONCHO_API_KEY=plum-orchard-quietly-7\n", encoding="utf-8")
+    write_store(home, "memory", ["Uses uv.", "Deploys go through staging first."])
+    code, text = _check("memory")
+    assert code == 0
+    assert "no duplicates, no findings" in text

@@ -30,11 +30,21 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         home = Path(options.get("home") or current_home())
         before = _observe(home, options)
-        code = cli.run(options, home=home, out=self.stdout, err=self.stderr)
+        code = cli.run(options, home=home, out=self.stdout, err=self.stderr, secrets=_stored_secrets(home, options))
         if before is not None:
             _record_changes(home, options, before, _observe(home, options))
         if code:
             raise SystemExit(code)
+
+
+def _stored_secrets(home: Path, options: dict[str, Any]) -> tuple[str, ...]:
+    """For ``check``: every stored form of every secret the panel holds (.env, keyring), so that an
+    entry holding one is reported, as on the maintenance page, and never printed."""
+    if options.get("action") != "check":
+        return ()
+    from admin_panel.selectors.sessions import secret_masker
+
+    return tuple(sorted(secret_masker(home=home).forms))
 
 
 # --- audit: compare the store (or the pending queue) before and after the command ------------------
