@@ -29,7 +29,7 @@ class KillingKeyring(KeyringBackend):
         self.method, self.nth, self.seen = method, nth, 0
 
     def _maybe_die(self, method: str, username: str) -> None:
-        if method == self.method and username != PROBE_USERNAME:
+        if method == self.method and not username.startswith(PROBE_USERNAME):
             self.seen += 1
             if self.seen == self.nth:
                 os.kill(os.getpid(), signal.SIGKILL)

@@ -24,6 +24,8 @@ from keyring.errors import InitError, KeyringError, KeyringLocked, NoKeyringErro
 from provider_schemas.errors import SecretStoreUnavailable
 from provider_schemas.secret_stores.keyring_store import keyring_service
 
+# Each check writes its own entry (this prefix and a random suffix): two checks at the same moment
+# (two tabs, a page and its stream) would otherwise overwrite or delete each other's probe.
 PROBE_USERNAME = "memory-panel-probe"
 
 # Problem codes (stable: the panel translates them).
@@ -175,11 +177,12 @@ def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
         return KeyringCheck(False, name, LOCKED, "", platform)
     service = keyring_service(home)  # type: ignore[arg-type]
     value = f"probe-{secrets.token_hex(8)}"
+    username = f"{PROBE_USERNAME}-{secrets.token_hex(4)}"
     try:
-        backend.set_password(service, PROBE_USERNAME, value)
-        read_back = backend.get_password(service, PROBE_USERNAME)
-        backend.delete_password(service, PROBE_USERNAME)
-        gone = backend.get_password(service, PROBE_USERNAME) is None
+        backend.set_password(service, username, value)
+        read_back = backend.get_password(service, username)
+        backend.delete_password(service, username)
+        gone = backend.get_password(service, username) is None
     except (KeyringError, RuntimeError, OSError, ValueError) as exc:
         return KeyringCheck(False, name, problem_of(exc), describe_exception(exc, hide=value), platform)
     except Exception as exc:  # backends raise their own types (secretstorage, jeepney, D-Bus)

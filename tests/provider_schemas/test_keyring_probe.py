@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import keyring
@@ -18,6 +19,28 @@ def test_it_finds_an_unlocked_real_secret_service_usable_and_leaves_no_probe_ent
     result = probe.check_keyring(home=tmp_path)
     assert result.usable, result.english()
     assert result.backend == "keyring.backends.SecretService.Keyring"
+    assert real_keyring.items() == {}
+
+
+def test_it_finds_the_keyring_usable_from_checks_made_at_the_same_moment(real_keyring, tmp_path: Path):
+    # A page and its stream, or two tabs, check the same home's keyring at once: each check's probe
+    # entry is its own, so none reads another's value or finds it deleted under it.
+    start = threading.Barrier(6)
+    results: list[probe.KeyringCheck] = []
+
+    def check() -> None:
+        start.wait()
+        for _ in range(5):
+            results.append(probe.check_keyring(home=tmp_path))
+
+    threads = [threading.Thread(target=check) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert len(results) == 30
+    assert [r.english() for r in results if not r.usable] == []
     assert real_keyring.items() == {}
 
 

@@ -125,7 +125,7 @@ class SecondSetFails(KeyringBackend):
         return self.real.get_password(service, username)
 
     def set_password(self, service, username, password):
-        if username != PROBE_USERNAME:
+        if not username.startswith(PROBE_USERNAME):
             self.sets += 1
             if self.sets == 2:
                 raise OSError("no space left in the collection")
@@ -256,7 +256,7 @@ class FailsForOneHome(KeyringBackend):
         return self.real.get_password(service, username)
 
     def set_password(self, service, username, password):
-        if service == self.service and username != PROBE_USERNAME:
+        if service == self.service and not username.startswith(PROBE_USERNAME):
             raise OSError("the collection refused the entry")
         self.real.set_password(service, username, password)
 
