@@ -134,17 +134,25 @@ class SecretServiceSession:
                                  interface="org.freedesktop.Secret.Collection")
             return bool(conn.send_and_get_reply(Properties(target).get("Locked"), timeout=30).body[0][1])
 
-    def items(self) -> dict[tuple[str, str], str]:
-        """Every (service, username) → secret in the default collection (read with secretstorage)."""
+    def items(self, *, probes: bool = True) -> dict[tuple[str, str], str]:
+        """Every (service, username) → secret in the default collection (read with secretstorage).
+
+        ``probes=False`` leaves out the keyring checks' own probe entries: while a page is open, a
+        check (its stream, a poll) may be between writing its probe and deleting it."""
         import secretstorage
         from jeepney.io.blocking import open_dbus_connection
+
+        from provider_schemas.secret_stores.probe import PROBE_USERNAME
 
         with open_dbus_connection(bus=self.address) as conn:
             collection = secretstorage.Collection(conn)
             out: dict[tuple[str, str], str] = {}
             for item in collection.get_all_items():
                 attributes = item.get_attributes()
-                out[(attributes.get("service", ""), attributes.get("username", ""))] = item.get_secret().decode()
+                username = attributes.get("username", "")
+                if not probes and username.startswith(PROBE_USERNAME):
+                    continue
+                out[(attributes.get("service", ""), username)] = item.get_secret().decode()
             return out
 
     def clear(self) -> None:
