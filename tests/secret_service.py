@@ -141,6 +141,7 @@ class SecretServiceSession:
         check (its stream, a poll) may be between writing its probe and deleting it."""
         import secretstorage
         from jeepney.io.blocking import open_dbus_connection
+        from secretstorage.exceptions import ItemNotFoundException
 
         from provider_schemas.secret_stores.probe import PROBE_USERNAME
 
@@ -148,17 +149,23 @@ class SecretServiceSession:
             collection = secretstorage.Collection(conn)
             out: dict[tuple[str, str], str] = {}
             for item in collection.get_all_items():
-                attributes = item.get_attributes()
+                try:
+                    attributes = item.get_attributes()
+                    secret = item.get_secret().decode()
+                except ItemNotFoundException:
+                    continue  # a keyring check's probe, deleted by its check since the listing
                 username = attributes.get("username", "")
                 if not probes and username.startswith(PROBE_USERNAME):
                     continue
-                out[(attributes.get("service", ""), username)] = item.get_secret().decode()
+                out[(attributes.get("service", ""), username)] = secret
             return out
 
     def clear(self) -> None:
         import secretstorage
         from jeepney.io.blocking import open_dbus_connection
+        from secretstorage.exceptions import ItemNotFoundException
 
         with open_dbus_connection(bus=self.address) as conn:
             for item in secretstorage.Collection(conn).get_all_items():
-                item.delete()
+                with contextlib.suppress(ItemNotFoundException):  # a probe its check deleted first
+                    item.delete()
