@@ -8,16 +8,14 @@ tool is not installed; hermes-agent is never imported by the panel or by this te
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-from pathlib import Path
 
 import pytest
 
+from tests.agent_readback import AGENT_PYTHON, READBACK, READBACK_MISSING
+
 pytestmark = pytest.mark.django_db
 
-AGENT_PYTHON = Path(os.environ.get("HERMES_0190_PYTHON", "/tmp/hermes-0190/bin/python"))
-READBACK = Path(os.environ.get("HERMES_READBACK", "/work/shared/tools/readback.py"))
 
 
 def put(client, name: str, values: dict) -> None:
@@ -27,7 +25,6 @@ def put(client, name: str, values: dict) -> None:
     assert response.status_code == 200, response.content
 
 
-READBACK_MISSING = not (AGENT_PYTHON.exists() and READBACK.exists())
 
 
 @pytest.mark.skipif(READBACK_MISSING, reason="hermes-agent 0.19.0 readback not installed")

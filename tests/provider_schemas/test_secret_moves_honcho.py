@@ -21,11 +21,9 @@ from provider_schemas import keyring_service
 from provider_schemas.saving import journal
 from provider_schemas.saving.locks import recover
 from provider_schemas.saving.secret_moves import every_profile_home, move_secrets, move_secrets_of_homes, plan_move
+from tests.agent_readback import AGENT_PYTHON, READBACK, READBACK_MISSING
 
 REPO = Path(__file__).resolve().parents[2]
-AGENT_PYTHON = Path(os.environ.get("HERMES_0190_PYTHON", "/tmp/hermes-0190/bin/python"))
-READBACK = Path(os.environ.get("HERMES_READBACK", "/work/shared/tools/readback.py"))
-READBACK_MISSING = not (AGENT_PYTHON.exists() and READBACK.exists())
 KEY = "hc-mirrored key"
 SHARED = {"hosts": {"hermes": {"apiKey": KEY}, "hermes_work": {"apiKey": "work-key"}}}
 ENV_TEXT = f'# kept\nOTHER=1\nHONCHO_API_KEY="{KEY}"\n'
