@@ -15,7 +15,9 @@ import signal
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 TEST_PASSWORD = b"memory-panel test keyring"
 TOOLS = ("dbus-daemon", "gnome-keyring-daemon")
@@ -139,16 +141,14 @@ class SecretServiceSession:
 
         ``probes=False`` leaves out the keyring checks' own probe entries: while a page is open, a
         check (its stream, a poll) may be between writing its probe and deleting it."""
-        import secretstorage
         from jeepney.io.blocking import open_dbus_connection
         from secretstorage.exceptions import ItemNotFoundException
 
         from provider_schemas.secret_stores.probe import PROBE_USERNAME
 
         with open_dbus_connection(bus=self.address) as conn:
-            collection = secretstorage.Collection(conn)
             out: dict[tuple[str, str], str] = {}
-            for item in collection.get_all_items():
+            for item in _present_items(conn):
                 try:
                     attributes = item.get_attributes()
                     secret = item.get_secret().decode()
@@ -161,11 +161,31 @@ class SecretServiceSession:
             return out
 
     def clear(self) -> None:
-        import secretstorage
         from jeepney.io.blocking import open_dbus_connection
         from secretstorage.exceptions import ItemNotFoundException
 
         with open_dbus_connection(bus=self.address) as conn:
-            for item in secretstorage.Collection(conn).get_all_items():
+            for item in _present_items(conn):
                 with contextlib.suppress(ItemNotFoundException):  # a probe its check deleted first
                     item.delete()
+
+
+def _present_items(conn: Any) -> Iterator[Any]:
+    """The default collection's items that still exist when opened.
+
+    ``Collection.get_all_items`` opens each listed item inside its own generator, so an item
+    deleted between the listing and its opening (a keyring check's probe) raises from the
+    iteration itself, where the caller cannot skip it."""
+    import secretstorage
+    from jeepney import DBusAddress, Properties
+    from secretstorage.exceptions import ItemNotFoundException
+
+    collection = secretstorage.Collection(conn)
+    listing = DBusAddress(collection.collection_path, bus_name="org.freedesktop.secrets",
+                          interface="org.freedesktop.Secret.Collection")
+    for path in conn.send_and_get_reply(Properties(listing).get("Items"), timeout=30).body[0][1]:
+        try:
+            item = secretstorage.Item(conn, path)
+        except ItemNotFoundException:
+            continue
+        yield item

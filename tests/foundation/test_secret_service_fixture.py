@@ -35,3 +35,28 @@ def test_it_fails_the_real_keyring_tests_in_ci_and_skips_them_elsewhere_without_
     assert outcome in result.stdout, result.stdout + result.stderr
     assert "a real Secret Service needs dbus-daemon, gnome-keyring-daemon" in result.stdout
     assert (result.returncode != 0) == (ci == "true")
+
+
+
+def test_it_lists_and_clears_the_test_keyring_past_an_item_deleted_during_the_listing(real_keyring):
+    """A keyring check deletes its probe while the test keyring is being listed: the listing and
+    the fixture's clearing skip it instead of failing with ``ItemNotFoundException``."""
+    import keyring
+    from jeepney.io.blocking import open_dbus_connection
+
+    from tests.secret_service import _present_items
+
+    names = {"first", "second", "third"}
+    for name in names:
+        keyring.set_password("memory-panel:test", name, f"value-{name}")
+    with open_dbus_connection(bus=real_keyring.address) as conn:
+        listing = _present_items(conn)
+        opened = next(listing).get_attributes()["username"]  # the listing is taken, the rest not yet opened
+        deleted, kept = sorted(names - {opened})
+        keyring.delete_password("memory-panel:test", deleted)
+        rest = [item.get_attributes()["username"] for item in listing]
+
+    assert rest == [kept]
+    assert real_keyring.items() == {("memory-panel:test", name): f"value-{name}" for name in (opened, kept)}
+    real_keyring.clear()
+    assert real_keyring.items() == {}
