@@ -15,6 +15,7 @@ import contextlib
 import os
 import secrets
 import sys
+import threading
 from dataclasses import dataclass
 
 import keyring
@@ -28,6 +29,11 @@ from provider_schemas.secret_stores.keyring_store import keyring_service
 # (two tabs, a page and its stream) would otherwise overwrite or delete each other's probe.
 PROBE_USERNAME = "memory-panel-probe"
 
+# One check at a time per process: a page, its stream and a save in one server would otherwise
+# write and delete probes in the Secret Service at the same moment, and gnome-keyring then
+# sometimes answers for a moment as if its default collection were missing ("Prompt dismissed").
+_ONE_CHECK_AT_A_TIME = threading.Lock()
+
 # Problem codes (stable: the panel translates them).
 NO_BACKEND = "no_backend"
 FAIL_BACKEND = "fail_backend"
@@ -36,6 +42,10 @@ NO_SERVICE = "no_service"
 LOCKED = "locked"
 ROUND_TRIP = "round_trip"
 ERROR = "error"
+
+# Problems a second round trip is asked about before they are reported: a Secret Service that
+# drops one call (a restarted daemon, a busy bus) is not an unusable keyring.
+_ASKED_AGAIN = (NO_SERVICE, ROUND_TRIP, ERROR)
 
 LINUX = "linux"
 HEADLESS = "headless"
@@ -173,8 +183,17 @@ def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
         return KeyringCheck(False, name, FAIL_BACKEND, "", platform)
     if all(isinstance(b, (fail.Keyring, null.Keyring)) for b in chained):
         return KeyringCheck(False, name, NULL_BACKEND, "", platform)
-    if any(_locked_without_prompt(b) for b in chained):
-        return KeyringCheck(False, name, LOCKED, "", platform)
+    with _ONE_CHECK_AT_A_TIME:
+        if any(_locked_without_prompt(b) for b in chained):
+            return KeyringCheck(False, name, LOCKED, "", platform)
+        result = _round_trip(backend, name=name, home=home, platform=platform)
+        if result.problem in _ASKED_AGAIN:
+            result = _round_trip(backend, name=name, home=home, platform=platform)
+        return result
+
+
+def _round_trip(backend: KeyringBackend, *, name: str, home: os.PathLike[str] | str, platform: str) -> KeyringCheck:
+    """A probe entry written, read back, deleted and found gone."""
     service = keyring_service(home)  # type: ignore[arg-type]
     value = f"probe-{secrets.token_hex(8)}"
     username = f"{PROBE_USERNAME}-{secrets.token_hex(4)}"

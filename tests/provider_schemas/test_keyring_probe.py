@@ -132,3 +132,29 @@ def test_it_does_not_count_keyrings_fail_backend_as_usable(tmp_path: Path):
         assert probe.check_keyring(home=tmp_path).problem == probe.FAIL_BACKEND
     finally:
         keyring.set_keyring(previous)
+
+
+class _DropsCalls(SecretService.Keyring):
+    """The real Secret Service backend, except that its first ``drops`` writes are lost on the bus."""
+
+    def __init__(self, drops: int) -> None:
+        super().__init__()
+        self.drops = drops
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        if self.drops:
+            self.drops -= 1
+            raise ConnectionError("Message recipient disconnected from message bus without replying")
+        super().set_password(service, username, password)
+
+
+@pytest.mark.parametrize(("drops", "usable"), [(1, True), (2, False)])
+def test_it_asks_again_once_before_calling_a_secret_service_that_dropped_a_call_unreachable(
+    real_keyring, tmp_path: Path, drops: int, usable: bool
+):
+    keyring.set_keyring(_DropsCalls(drops))
+
+    result = probe.check_keyring(home=tmp_path)
+
+    assert (result.usable, result.problem) == (usable, "" if usable else probe.NO_SERVICE)
+    assert real_keyring.items() == {}
