@@ -95,10 +95,8 @@ class ChangeFeed:
         """Wake every subscriber a last time (they see the feed closed and end) and stop watching."""
         with self._lock:
             self._closed = True
-            subscribers = list(self.subscriptions)
         self._rewatch.set()
-        for subscription in subscribers:
-            subscription.wake()
+        self._wake_all()
 
     @property
     def closed(self) -> bool:
@@ -122,6 +120,12 @@ class ChangeFeed:
             if any(subscription.touched_by(path) for path in changed):
                 subscription.wake()
 
+    def _wake_all(self) -> None:
+        with self._lock:
+            subscribers = list(self.subscriptions)
+        for subscription in subscribers:
+            subscription.wake()
+
     def _run(self) -> None:
         import watchfiles
 
@@ -132,6 +136,7 @@ class ChangeFeed:
             if not folders:
                 self._rewatch.wait(RUST_TIMEOUT_MS / 1000)
                 continue
+            first_batch = True
             try:
                 for changes in watchfiles.watch(
                     *sorted(folders), watch_filter=None, recursive=False, stop_event=self._rewatch,
@@ -139,7 +144,12 @@ class ChangeFeed:
                     force_polling=self.force_polling, poll_delay_ms=POLL_DELAY_MS, raise_interrupt=False,
                     ignore_permission_denied=True,
                 ):
-                    if changes:
+                    if first_batch:
+                        # A file saved between a subscriber's first fingerprint and this watch
+                        # starting raised no event: every subscriber looks once more, now.
+                        first_batch = False
+                        self._wake_all()
+                    elif changes:
                         self._notify({path for _, path in changes})
                     # A folder that appeared, went or became wanted means a new watch set.
                     if self._closed or self._wanted() != folders:

@@ -1,5 +1,6 @@
 """axe-core finds no serious or critical violation on any page, in English and Simplified Chinese,
-in the light and the dark colour scheme.
+and none of its colour rules fails in the dark colour scheme either (checked in English: the scheme
+changes colours, the same in both languages).
 
 Every page state is reached the way a person reaches it (links, forms, buttons) on a demo home
 seeded through the real services. ``test_it_checks_every_page_route`` fails when a new page route
@@ -464,16 +465,17 @@ def test_it_checks_every_page_route():
 
 
 @pytest.fixture(scope="module")
-def contexts(browser) -> Iterator[dict[str, object]]:
-    """One browser context per language, reused by every page of this module."""
+def pages(browser) -> Iterator[dict[str, object]]:
+    """One browser context and page per language, reused by every page state of this module (each
+    state starts with a new document and no cookies)."""
     made: dict[str, object] = {}
     for language, locale in LANGUAGES.items():
         context = browser.new_context(viewport={"width": 1280, "height": 900}, locale=locale)
         context.set_default_timeout(BROWSER_TIMEOUT_MS)
-        made[language] = context
+        made[language] = context.new_page()
     yield made
-    for context in made.values():
-        context.close()
+    for page in made.values():
+        page.context.close()
 
 
 @pytest.fixture
@@ -494,29 +496,29 @@ def _sign_in(context, live_server, user) -> None:
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("visit", VISITS, ids=[v.name for v in VISITS])
 def test_it_has_no_serious_accessibility_violation(
-    visit, language, contexts, live_server, demo_home, owner, django_user_model
+    visit, language, pages, live_server, demo_home, owner, django_user_model
 ):
-    """Both colour schemes of one page: the dark one is the same document with
+    """Both colour schemes of one page (the dark one in English): the dark one is the same document with
     ``prefers-color-scheme: dark`` emulated, checked again by the rules that look at colours."""
     if not visit.signed_in:
         owner.delete()  # the first-run pages only work while no account exists
     if visit.setup is not None:
         visit.setup(demo_home)
-    context = contexts[language]
-    context.clear_cookies()
-    if visit.signed_in:
-        user = owner
-        if not visit.staff:
-            user = django_user_model.objects.create_user(username="no-rights", password="unused password 1")
-        _sign_in(context, live_server, user)
-    page = context.new_page()
+    page = pages[language]
+    page.context.clear_cookies()
     try:
+        if visit.signed_in:
+            user = owner
+            if not visit.staff:
+                user = django_user_model.objects.create_user(username="no-rights", password="unused password 1")
+            _sign_in(page.context, live_server, user)
         page.emulate_media(color_scheme="light")
         visit.go(page, live_server.url)
         page.wait_for_load_state("load")
         assert page.locator("html").get_attribute("lang") == language
         report = [f"{visit.name} ({language}): {problem}" for problem in page.evaluate(ERROR_LINKS_JS)]
-        for scheme in SCHEMES:
+        # The dark scheme changes colours only, the same in both languages: checked in English.
+        for scheme in SCHEMES if language == "en" else SCHEMES[:1]:
             page.emulate_media(color_scheme=scheme)
             rules = {} if scheme == "light" else {"rules": COLOUR_RULES}
             violations = axe_violations(page, **rules)
@@ -526,4 +528,4 @@ def test_it_has_no_serious_accessibility_violation(
                 report.append(format_violations(violations, where=f"{visit.name} ({language}, {scheme}) {page.url}"))
         assert not report, "\n\n".join(report)
     finally:
-        page.close()
+        page.goto("about:blank")  # the page's live stream and polls end with the test, as a closed tab's would

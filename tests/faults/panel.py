@@ -4,9 +4,14 @@ permissions, so a chmod really denies access)."""
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
+import shutil
+import sqlite3
 import subprocess
 import sys
+import tempfile
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,12 +32,33 @@ def _manage(*args: str, home: Path, data_dir: Path, stdin: str | None = None) ->
 
 
 def prepare_panel(*, home: Path, data_dir: Path, username: str = "owner") -> str:
-    """Migrate, create a staff account and return a fresh API token for it."""
+    """Migrate, create a staff account and return an API token for it.
+
+    The commands run once per test process and account name; every later call copies that data
+    folder (the database with its account, token and audit rows, the secret key) and points the
+    audit rows at ``home``, which is what the commands would have written there."""
     home.mkdir(parents=True, exist_ok=True)
-    _manage("migrate", "--noinput", "-v", "0", home=home, data_dir=data_dir)
-    _manage("createsuperuser", "--noinput", "--username", username, "--email", "owner@example.invalid",
-            home=home, data_dir=data_dir)
-    return _manage("api_token", "create", "--user", username, home=home, data_dir=data_dir).strip()
+    if username not in _prepared:
+        template = Path(tempfile.mkdtemp(prefix="panel-prepared-"))
+        atexit.register(shutil.rmtree, template, True)
+        template_home, template_data = template / "home", template / "data"
+        template_home.mkdir()
+        _manage("migrate", "--noinput", "-v", "0", home=template_home, data_dir=template_data)
+        _manage("createsuperuser", "--noinput", "--username", username, "--email", "owner@example.invalid",
+                home=template_home, data_dir=template_data)
+        token = _manage("api_token", "create", "--user", username, home=template_home,
+                        data_dir=template_data).strip()
+        _prepared[username] = (template_home, template_data, token)
+    template_home, template_data, token = _prepared[username]
+    shutil.copytree(template_data, data_dir, dirs_exist_ok=True)
+    with contextlib.closing(sqlite3.connect(data_dir / "panel.sqlite3")) as database, database:
+        for old, new in {(str(template_home), str(home)),
+                         (os.path.realpath(template_home), os.path.realpath(home))}:
+            database.execute("UPDATE admin_panel_auditentry SET home = ? WHERE home = ?", (new, old))
+    return token
+
+
+_prepared: dict[str, tuple[Path, Path, str]] = {}
 
 
 def without_root_override() -> list[str]:
