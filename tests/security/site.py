@@ -132,8 +132,9 @@ def seed_site(home: Path, *, user) -> Site:
     provider_services.save_provider_settings(user=user, channel="panel", home=home, name="hindsight",
                                              values={"bank_id": "bank-two"})
     from admin_panel.demo_sessions import demo_session_ids, seed_demo_sessions
+    from tests.demo_homes import seeded
 
-    seed_demo_sessions(home)
+    seeded(home, seed_demo_sessions)
     entry = AuditEntry.objects.order_by("-pk").first()
     assert entry is not None
     return Site(home=home, entry_key=entry_key("Repo uses uv for Python deps."), audit_pk=entry.pk,
