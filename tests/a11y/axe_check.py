@@ -57,9 +57,10 @@ def run_axe(
     tags: Sequence[str] = DEFAULT_TAGS,
     rules: Sequence[str] = (),
     exclude: Iterable[str] = (),
+    disabled: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """axe.run() on the whole document (only ``rules`` when given, else the rules of ``tags``);
-    returns axe's raw results (violations only)."""
+    """axe.run() on the whole document (only ``rules`` when given, else the rules of ``tags``
+    except ``disabled``); returns axe's raw results (violations only)."""
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         # Injected through the DevTools protocol, so the page's script-src policy is not involved.
         page.evaluate(_axe_script())
@@ -68,7 +69,9 @@ def run_axe(
     if excluded:
         context["exclude"] = excluded
     run_only = {"type": "rule", "values": list(rules)} if rules else {"type": "tag", "values": list(tags)}
-    options = {"runOnly": run_only, "resultTypes": ["violations"]}
+    options: dict[str, Any] = {"runOnly": run_only, "resultTypes": ["violations"]}
+    if disabled:
+        options["rules"] = {rule: {"enabled": False} for rule in disabled}
     return page.evaluate("([context, options]) => axe.run(context, options)", [context, options])
 
 
@@ -79,9 +82,10 @@ def axe_violations(
     tags: Sequence[str] = DEFAULT_TAGS,
     rules: Sequence[str] = (),
     exclude: Iterable[str] = (),
+    disabled: Sequence[str] = (),
 ) -> list[Violation]:
     """axe's violations of the given impacts (serious and critical by default)."""
-    results = run_axe(page, tags=tags, rules=rules, exclude=exclude)
+    results = run_axe(page, tags=tags, rules=rules, exclude=exclude, disabled=disabled)
     found = []
     for raw in results.get("violations", []):
         if raw.get("impact") not in impacts:

@@ -35,6 +35,15 @@ def test_it_reports_missing_labels_and_weak_contrast_with_the_offending_elements
     assert all(v.impact in ("serious", "critical") for v in violations)
 
 
+def test_it_leaves_out_only_the_rules_it_is_told_to(page):
+    page.set_content(BROKEN)
+
+    rules = {v.rule for v in axe_violations(page, disabled=("color-contrast", "link-in-text-block"))}
+
+    assert "label" in rules
+    assert "color-contrast" not in rules
+
+
 def test_it_passes_a_page_without_problems(page):
     page.set_content(
         '<!doctype html><html lang="en"><head><title>fine</title></head><body><main><h1>Fine</h1>'
