@@ -24,6 +24,26 @@ TOOLS = ("dbus-daemon", "gnome-keyring-daemon")
 SECRET_SERVICE_BACKEND = "keyring.backends.SecretService.Keyring"
 
 
+# The session bus's own settings without its service folders: the bus must never start a second
+# gnome-keyring itself (D-Bus activation, triggered by the readiness check's first call). Two
+# daemons then fight over the service name and calls in flight end with "Message recipient
+# disconnected from message bus without replying".
+BUS_CONFIG = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>session</type>
+  <keep_umask/>
+  <listen>unix:tmpdir={folder}</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow eavesdrop="true"/>
+    <allow own="*"/>
+  </policy>
+</busconfig>
+"""
+
+
 def missing_tools() -> list[str]:
     return [tool for tool in TOOLS if shutil.which(tool) is None]
 
@@ -54,8 +74,11 @@ class SecretServiceSession:
 
     def start(self) -> None:
         env = self._daemon_env()
+        config = self.root / "bus.conf"
+        config.write_text(BUS_CONFIG.format(folder=self.root / "runtime"), encoding="utf-8")
         bus = subprocess.run(
-            ["dbus-daemon", "--session", "--fork", "--nopidfile", "--print-address=1", "--print-pid=1"],
+            ["dbus-daemon", f"--config-file={config}", "--fork", "--nopidfile", "--print-address=1",
+             "--print-pid=1"],
             env=env, capture_output=True, text=True, check=True, timeout=60,
         )
         lines = bus.stdout.split()
