@@ -29,9 +29,8 @@ from provider_schemas.secret_stores.keyring_store import keyring_service
 # (two tabs, a page and its stream) would otherwise overwrite or delete each other's probe.
 PROBE_USERNAME = "memory-panel-probe"
 
-# One check at a time per process: a page, its stream and a save in one server would otherwise
-# write and delete probes in the Secret Service at the same moment, and gnome-keyring then
-# sometimes answers for a moment as if its default collection were missing ("Prompt dismissed").
+# One check at a time per process: a page, its stream and a save in one server each ask, and each
+# check is several D-Bus round trips; at the same moment they would only repeat one answer.
 _ONE_CHECK_AT_A_TIME = threading.Lock()
 
 # Problem codes (stable: the panel translates them).
@@ -44,7 +43,7 @@ ROUND_TRIP = "round_trip"
 ERROR = "error"
 
 # Problems a second round trip is asked about before they are reported: a Secret Service that
-# drops one call (a restarted daemon, a busy bus) is not an unusable keyring.
+# drops one call (a daemon being restarted or replaced on the bus) is not an unusable keyring.
 _ASKED_AGAIN = (NO_SERVICE, ROUND_TRIP, ERROR)
 
 LINUX = "linux"
