@@ -8,7 +8,8 @@ never says what changed: a subscriber re-takes its own fingerprint (``stat`` cal
 Folders are watched, not files: the agent and the panel save by writing a temporary file and
 renaming it over the old one, which an inotify watch on the old file would never see. A path that
 does not exist yet is watched through its nearest existing ancestor, and the watch set is rebuilt
-when folders appear or disappear.
+when folders appear or disappear. Every subscriber is woken once when a new watch set is up: a file
+saved while it was being set up raised no event.
 
 Where inotify is missing or a file system does not deliver its events (some network and FUSE
 mounts), set ``PANEL_WATCH_POLLING=1``: the same thread then compares ``stat`` results every
