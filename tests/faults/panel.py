@@ -20,6 +20,8 @@ from pathlib import Path
 from tests.serving import REPO, ServerProcess, child_env, free_port
 
 PANEL_PASSWORD = "fault suite passphrase 42"
+# Per account name: the prepared home and data folder that ``prepare_panel`` copies, and its token.
+_prepared: dict[str, tuple[Path, Path, str]] = {}
 
 
 def _manage(*args: str, home: Path, data_dir: Path, stdin: str | None = None) -> str:
@@ -56,9 +58,6 @@ def prepare_panel(*, home: Path, data_dir: Path, username: str = "owner") -> str
                          (os.path.realpath(template_home), os.path.realpath(home))}:
             database.execute("UPDATE admin_panel_auditentry SET home = ? WHERE home = ?", (new, old))
     return token
-
-
-_prepared: dict[str, tuple[Path, Path, str]] = {}
 
 
 def without_root_override() -> list[str]:

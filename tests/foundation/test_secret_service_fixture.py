@@ -37,7 +37,6 @@ def test_it_fails_the_real_keyring_tests_in_ci_and_skips_them_elsewhere_without_
     assert (result.returncode != 0) == (ci == "true")
 
 
-
 def test_it_lists_and_clears_the_test_keyring_past_an_item_deleted_during_the_listing(real_keyring):
     """A keyring check deletes its probe while the test keyring is being listed: the listing and
     the fixture's clearing skip it instead of failing with ``ItemNotFoundException``."""
