@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
+import tempfile
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,14 @@ from provider_schemas.saving.locks import recover
 hypothesis_settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
 if os.environ.get("CI", "").lower() == "true":
     hypothesis_settings.load_profile("ci")
+
+# The panels, commands and writer processes that tests start each import the project afresh. With
+# bytecode writing off (PYTHONDONTWRITEBYTECODE, set on some machines) every one of those hundreds
+# of processes compiles it again; they share one bytecode folder outside the checkout instead.
+_child_bytecode = tempfile.mkdtemp(prefix="memory-panel-bytecode-")
+atexit.register(shutil.rmtree, _child_bytecode, True)
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+os.environ["PYTHONPYCACHEPREFIX"] = _child_bytecode
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -91,12 +101,19 @@ def dict_keyring() -> Iterator[object]:
         keyring.set_keyring(previous)
 
 
-@pytest.fixture(scope="session")
-def secret_service_session() -> Iterator[object]:
-    """A real Secret Service (gnome-keyring on a private D-Bus bus) for this test process.
+@pytest.fixture
+def real_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
+    """A real Secret Service (gnome-keyring on a private D-Bus bus, about 0.1 s to start) as this
+    process's keyring and its children's: empty, unlocked, and the test's alone.
 
-    Missing tools skip the tests that need it on a developer's machine, and fail them under
-    ``CI=true``: CI installs them, so a missing service there is a broken build, not a skip."""
+    Each test gets its own: one shared by a worker's tests carried whatever a test left behind (a
+    killed client, a page's keyring check still running) into the next, and when its daemon went
+    away, every later keyring test of that worker failed with it. Missing tools skip the tests
+    that need it on a developer's machine, and fail them under ``CI=true``: CI installs them, so
+    a missing service there is a broken build, not a skip."""
+    import keyring
+    from keyring.backends import SecretService
+
     from tests.secret_service import SecretServiceSession, missing_tools
 
     missing = missing_tools()
@@ -113,21 +130,6 @@ def secret_service_session() -> Iterator[object]:
         if os.environ.get("CI") == "true":
             pytest.fail(f"the test Secret Service did not start: {exc}")
         pytest.skip(f"the test Secret Service did not start: {exc}")
-    try:
-        yield service
-    finally:
-        service.stop()
-
-
-@pytest.fixture
-def real_keyring(secret_service_session, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
-    """The real Secret Service as this process's keyring (and its children's), empty and unlocked."""
-    import keyring
-    from keyring.backends import SecretService
-
-    service = secret_service_session
-    service.unlock()
-    service.clear()
     for name, value in service.environment().items():
         monkeypatch.setenv(name, value)
     previous = keyring.get_keyring()
@@ -136,8 +138,7 @@ def real_keyring(secret_service_session, monkeypatch: pytest.MonkeyPatch) -> Ite
         yield service
     finally:
         keyring.set_keyring(previous)
-        service.unlock()
-        service.clear()
+        service.stop()
 
 
 @pytest.fixture

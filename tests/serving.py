@@ -17,9 +17,10 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def child_env(**overrides: str) -> dict[str, str]:
-    """The environment for a panel subprocess: the real settings, without test-only switches."""
+    """The environment for a panel subprocess: the real settings but for the password hasher
+    (``tests.served_settings``), without test-only switches."""
     env = {key: value for key, value in os.environ.items() if key != "DJANGO_ALLOW_ASYNC_UNSAFE"}
-    env.update({"DJANGO_SETTINGS_MODULE": "admin_panel.settings", "PYTHONUNBUFFERED": "1"})
+    env.update({"DJANGO_SETTINGS_MODULE": "tests.served_settings", "PYTHONUNBUFFERED": "1"})
     env.update(overrides)
     return env
 

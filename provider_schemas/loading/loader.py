@@ -4,7 +4,9 @@ The file is compiled and executed as a fresh module that is never added to ``sys
 provider's package (``__init__.py``) is never imported. While it runs, the import name
 ``plugins.memory.config_schema`` resolves to our declaration module so files written for
 hermes-agent load unchanged. Successful loads are cached on (resolved path, mtime_ns, size), so an
-edited file is picked up on the next call; failures are never cached.
+edited file is picked up on the next call. Of the failures only a load that ran out of its time
+is remembered, on the same key: running it again would cost every page the whole time limit,
+with the lock held, and give the same answer. Any other failure is cheap and tried again.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from pathlib import Path
 
 from provider_schemas import config_schema as declaration_module
 from provider_schemas.config_schema import ProviderConfigSchema
-from provider_schemas.errors import SchemaLoadError
+from provider_schemas.errors import SchemaErrorInfo, SchemaLoadError
 from provider_schemas.loading.checks import check_schema
 from provider_schemas.loading.source_lines import field_lines
 
@@ -33,6 +35,7 @@ _MISSING = object()
 # interruptible this way).
 MAX_SCHEMA_FILE_BYTES = 1024 * 1024
 LOAD_TIME_LIMIT_SECONDS = 5.0
+TIMEOUT_ERROR_TYPE = "TimeoutError"
 
 
 class _LoadTimeout(BaseException):
@@ -54,6 +57,7 @@ class _Deadline:
 # One lock for the sys.modules swap (process-wide state) and the cache.
 _import_lock = threading.RLock()
 _cache: dict[str, tuple[int, int, ProviderConfigSchema]] = {}
+_timed_out: dict[str, tuple[int, int, SchemaErrorInfo]] = {}
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,7 @@ def cache_stats() -> CacheStats:
 def clear_schema_cache() -> None:
     with _import_lock:
         _cache.clear()
+        _timed_out.clear()
 
 
 def _alias_modules() -> dict[str, types.ModuleType]:
@@ -161,7 +166,7 @@ def run_schema_code(source: bytes | ast.Module, *, filename: str, name: str, dis
             raise
         except _LoadTimeout as exc:
             raise SchemaLoadError(
-                type="TimeoutError",
+                type=TIMEOUT_ERROR_TYPE,
                 message=f"loading took longer than {LOAD_TIME_LIMIT_SECONDS:g} seconds (an endless loop?)",
                 line=_error_line(exc, filename),
                 path=display,
@@ -179,11 +184,6 @@ def run_schema_code(source: bytes | ast.Module, *, filename: str, name: str, dis
     return module.__dict__.get("CONFIG_SCHEMA")
 
 
-def _execute(path: Path, *, name: str, display: str) -> tuple[object, os.stat_result]:
-    source, st = read_source(path, display=display)
-    return run_schema_code(source, filename=str(path), name=name, display=display), st
-
-
 def load_schema(
     path: str | os.PathLike[str], *, name: str | None = None, display_path: str | None = None
 ) -> ProviderConfigSchema:
@@ -191,7 +191,8 @@ def load_schema(
 
     ``name`` is the provider name the schema must declare (default: the name of the directory
     holding the file). ``display_path`` is how the file is named in errors (default: as given).
-    Raises ``SchemaLoadError`` (never cached: the next call tries again).
+    Raises ``SchemaLoadError``. A load that ran out of time is answered with the same error until
+    the file changes; any other failure is tried again on the next call.
     """
     raw = Path(path)
     resolved = Path(os.path.realpath(raw))
@@ -209,7 +210,18 @@ def load_schema(
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
             _stats["hits"] += 1
             return hit[2]
-    obj, exec_stat = _execute(resolved, name=expected, display=display)
+        stuck = _timed_out.get(key)
+        if stuck is not None and stuck[0] == st.st_mtime_ns and stuck[1] == st.st_size:
+            info = stuck[2]
+            raise SchemaLoadError(type=info.type, message=info.message, line=info.line, path=display)
+    source, exec_stat = read_source(resolved, display=display)
+    try:
+        obj = run_schema_code(source, filename=str(resolved), name=expected, display=display)
+    except SchemaLoadError as exc:
+        if exc.type == TIMEOUT_ERROR_TYPE:
+            with _import_lock:
+                _timed_out[key] = (exec_stat.st_mtime_ns, exec_stat.st_size, exc.info)
+        raise
     try:
         schema = check_schema(obj, expected_name=expected)
     except Exception as exc:
@@ -220,4 +232,5 @@ def load_schema(
         _stats["loads"] += 1
         # One entry per path: an older version of the file is dropped.
         _cache[key] = (exec_stat.st_mtime_ns, exec_stat.st_size, schema)
+        _timed_out.pop(key, None)
     return schema

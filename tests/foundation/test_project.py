@@ -31,7 +31,8 @@ def test_it_keeps_django_out_of_the_engine_packages():
 
 
 def test_it_passes_the_deploy_check_except_for_https_only_warnings(tmp_path):
-    env = child_env(HERMES_HOME=str(tmp_path / "home"), PANEL_DATA_DIR=str(tmp_path / "data"))
+    env = child_env(HERMES_HOME=str(tmp_path / "home"), PANEL_DATA_DIR=str(tmp_path / "data"),
+                    DJANGO_SETTINGS_MODULE="admin_panel.settings")
     result = subprocess.run([sys.executable, "manage.py", "check", "--deploy"], cwd=REPO, env=env,
                             capture_output=True, text=True, timeout=120)
     output = result.stdout + result.stderr
@@ -42,7 +43,8 @@ def test_it_passes_the_deploy_check_except_for_https_only_warnings(tmp_path):
 
 
 def test_it_passes_the_deploy_check_cleanly_behind_https(tmp_path):
-    env = child_env(HERMES_HOME=str(tmp_path / "home"), PANEL_DATA_DIR=str(tmp_path / "data"), PANEL_HTTPS="1")
+    env = child_env(HERMES_HOME=str(tmp_path / "home"), PANEL_DATA_DIR=str(tmp_path / "data"), PANEL_HTTPS="1",
+                    DJANGO_SETTINGS_MODULE="admin_panel.settings")
     result = subprocess.run([sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
                             cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
 

@@ -153,6 +153,63 @@ def test_it_never_caches_a_failure_and_tries_again_on_the_next_call(tmp_path: Pa
     assert counter.read_text() == "xxx"
 
 
+def _counting_loop(path: Path, counter: Path, *, label: str = "") -> None:
+    """A schema that records each run in ``counter``, then loops until stopped."""
+    path.write_text(
+        "from pathlib import Path\n"
+        f"p = Path({str(counter)!r})\n"
+        "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\n"
+        f"# {label}\n"
+        "while True:\n    pass\n",
+        encoding="utf-8",
+    )
+
+
+def test_it_remembers_a_load_that_ran_out_of_time_until_the_file_changes(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("provider_schemas.loading.loader.LOAD_TIME_LIMIT_SECONDS", 0.2)
+    path = tmp_path / "stuck" / "config_schema.py"
+    path.parent.mkdir()
+    counter = tmp_path / "runs.txt"
+    _counting_loop(path, counter)
+
+    errors = []
+    for _ in range(3):
+        with pytest.raises(SchemaLoadError) as caught:
+            load_schema(path, display_path="plugins/stuck/config_schema.py")
+        errors.append(caught.value.info)
+    assert counter.read_text() == "x"  # run once; the later calls were answered from memory
+    assert {info.type for info in errors} == {"TimeoutError"}
+    assert len(set(errors)) == 1 and errors[0].path == "plugins/stuck/config_schema.py"
+
+    _counting_loop(path, counter, label="edited, still looping")
+    with pytest.raises(SchemaLoadError):
+        load_schema(path)
+    assert counter.read_text() == "xx"
+
+    path.write_text(VALID.format(name="stuck", label="Fixed"), encoding="utf-8")
+    assert load_schema(path).label == "Fixed"
+
+
+def test_it_forgets_the_remembered_time_out_once_the_file_loads(tmp_path: Path, monkeypatch) -> None:
+    monkeypatch.setattr("provider_schemas.loading.loader.LOAD_TIME_LIMIT_SECONDS", 0.2)
+    path = tmp_path / "again" / "config_schema.py"
+    path.parent.mkdir()
+    counter = tmp_path / "runs.txt"
+    _counting_loop(path, counter)
+    looping, first = path.read_bytes(), path.stat()
+    with pytest.raises(SchemaLoadError):
+        load_schema(path)
+    path.write_text(VALID.format(name="again", label="Fixed"), encoding="utf-8")
+    assert load_schema(path).label == "Fixed"
+
+    # The looping bytes come back with the very same mtime and size as the first time: run again.
+    path.write_bytes(looping)
+    os.utime(path, ns=(first.st_atime_ns, first.st_mtime_ns))
+    with pytest.raises(SchemaLoadError):
+        load_schema(path)
+    assert counter.read_text() == "xx"
+
+
 def test_it_resolves_the_same_provider_name_under_two_homes_to_two_files(tmp_path: Path, user_home: Path) -> None:
     home_a, home_b = tmp_path / "a", tmp_path / "b"
     install_plugin(home_a, "mytool", source=VALID.format(name="mytool", label="Tool of A"))
