@@ -136,9 +136,12 @@ def real_keyring(monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     keyring.set_keyring(SecretService.Keyring())
     try:
         yield service
+        gone = service.exited()
     finally:
         keyring.set_keyring(previous)
         service.stop()
+    if gone:
+        pytest.fail(f"the test Secret Service went away during the test: {gone}")
 
 
 @pytest.fixture

@@ -47,7 +47,9 @@ class SecretServiceSession:
     def __init__(self) -> None:
         self.root = Path(tempfile.mkdtemp(prefix="panel-secret-service-"))
         self.address = ""
+        self.log = self.root / "gnome-keyring.log"
         self._pids: list[int] = []
+        self._daemon: subprocess.Popen[bytes] | None = None
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -79,14 +81,24 @@ class SecretServiceSession:
         lines = bus.stdout.split()
         self.address, self._pids = lines[0], [int(lines[1])]
         env["DBUS_SESSION_BUS_ADDRESS"] = self.address
-        keyring = subprocess.run(
-            ["gnome-keyring-daemon", "--unlock", "--components=secrets", "--daemonize"],
-            env=env, input=TEST_PASSWORD, capture_output=True, check=True, timeout=60,
-        )
-        for line in keyring.stdout.decode().splitlines():
-            if line.startswith("GNOME_KEYRING_PID="):
-                self._pids.append(int(line.split("=", 1)[1]))
+        # In the foreground, as our own child: its exit status and what it printed say why, should
+        # it ever leave the bus during a test (``exited()``).
+        with open(self.log, "wb") as log:
+            self._daemon = subprocess.Popen(
+                ["gnome-keyring-daemon", "--foreground", "--unlock", "--components=secrets"],
+                env=env, stdin=subprocess.PIPE, stdout=log, stderr=subprocess.STDOUT,
+            )
+        assert self._daemon.stdin is not None
+        self._daemon.stdin.write(TEST_PASSWORD)
+        self._daemon.stdin.close()
         self._wait_until_ready()
+
+    def exited(self) -> str:
+        """Empty while the daemon runs; else its exit status and the end of its output."""
+        if self._daemon is None or self._daemon.poll() is None:
+            return ""
+        output = self.log.read_text(encoding="utf-8", errors="replace")[-2000:] if self.log.exists() else ""
+        return f"gnome-keyring-daemon exited with status {self._daemon.returncode}; its output:\n{output}"
 
     def _wait_until_ready(self) -> None:
         # Ready once the daemon owns the service name on the bus *and* has created and unlocked the
@@ -101,7 +113,14 @@ class SecretServiceSession:
         raise RuntimeError("gnome-keyring-daemon did not appear on the test bus")
 
     def stop(self) -> None:
-        for pid in reversed(self._pids):
+        if self._daemon is not None and self._daemon.poll() is None:
+            self._daemon.terminate()
+            try:
+                self._daemon.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self._daemon.kill()
+                self._daemon.wait()
+        for pid in self._pids:
             with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGTERM)
         shutil.rmtree(self.root, ignore_errors=True)

@@ -59,3 +59,19 @@ def test_it_lists_and_clears_the_test_keyring_past_an_item_deleted_during_the_li
     assert real_keyring.items() == {("memory-panel:test", name): f"value-{name}" for name in (opened, kept)}
     real_keyring.clear()
     assert real_keyring.items() == {}
+
+
+def test_it_gives_each_test_a_fresh_keyring_and_says_why_when_its_daemon_goes_away(real_keyring):
+    from tests.secret_service import SecretServiceSession
+
+    other = SecretServiceSession()
+    other.start()
+    try:
+        assert other.address != real_keyring.address and other.items() == {}
+        assert other.exited() == ""
+        other._daemon.kill()
+        other._daemon.wait()
+        assert "exited with status -9" in other.exited()
+    finally:
+        other.stop()
+    assert real_keyring.exited() == ""  # the other daemon's end is not this one's

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import multiprocessing
 import threading
+import time
 from pathlib import Path
 
 from provider_schemas import read_provider, save_provider
@@ -27,10 +28,14 @@ def test_it_loses_no_update_when_processes_save_the_honcho_file_at_once(
 def test_it_never_shows_a_reader_a_partial_file(agent_home: Path, user_home: Path, plugin) -> None:
     plugin("jsonprov")
     save_provider(home=agent_home, name="jsonprov", values={"note": "start"})
-    stop = agent_home / "stop"
+    stop, ready = agent_home / "stop", agent_home / "reading"
     context = multiprocessing.get_context("spawn")
     with context.Pool(1) as pool:
-        reader = pool.apply_async(workers.read_until, (str(agent_home / "jsonprov.json"), str(stop)))
+        reader = pool.apply_async(workers.read_until, (str(agent_home / "jsonprov.json"), str(stop), str(ready)))
+        # The saves start once the reader is reading, however long its process took to start.
+        while not ready.exists():
+            assert not reader.ready(), reader.get()
+            time.sleep(0.01)
         for i in range(60):
             save_provider(home=agent_home, name="jsonprov", values={"note": "x" * (i * 50), "limit": str(i)})
         stop.write_text("", encoding="utf-8")

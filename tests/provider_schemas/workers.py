@@ -16,8 +16,9 @@ def save_many(home: str, user_home: str, name: str, key: str, count: int) -> Non
         save_provider(home=Path(home), name=name, values={key: f"{key}-{i}"})
 
 
-def read_until(path: str, stop_file: str) -> tuple[int, list[str]]:
-    """Parse ``path`` as JSON in a loop, as the agent would, until ``stop_file`` exists."""
+def read_until(path: str, stop_file: str, ready_file: str) -> tuple[int, list[str]]:
+    """Parse ``path`` as JSON in a loop, as the agent would, until ``stop_file`` exists; creates
+    ``ready_file`` after the first read, so the test saves only while this reader is reading."""
     reads, problems = 0, []
     target, stop = Path(path), Path(stop_file)
     while not stop.exists():
@@ -30,5 +31,7 @@ def read_until(path: str, stop_file: str) -> tuple[int, list[str]]:
         except ValueError as exc:
             problems.append(f"{exc}: {raw[:80]!r}")
         reads += 1
+        if reads == 1:
+            Path(ready_file).touch()
         time.sleep(0)
     return reads, problems
