@@ -26,7 +26,8 @@ if os.environ.get("CI", "").lower() == "true":
 
 # The panels, commands and writer processes that tests start each import the project afresh. With
 # bytecode writing off (PYTHONDONTWRITEBYTECODE, set on some machines) every one of those hundreds
-# of processes compiles it again; they share one bytecode folder outside the checkout instead.
+# of processes compiles it again; the children of one test process (an xdist worker) share one
+# bytecode folder outside the checkout instead.
 _child_bytecode = tempfile.mkdtemp(prefix="memory-panel-bytecode-")
 atexit.register(shutil.rmtree, _child_bytecode, True)
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)

@@ -5,8 +5,10 @@ provider's package (``__init__.py``) is never imported. While it runs, the impor
 ``plugins.memory.config_schema`` resolves to our declaration module so files written for
 hermes-agent load unchanged. Successful loads are cached on (resolved path, mtime_ns, size), so an
 edited file is picked up on the next call. Of the failures only a load that ran out of its time
-is remembered, on the same key: running it again would cost every page the whole time limit,
-with the lock held, and give the same answer. Any other failure is cheap and tried again.
+is remembered, on the same key: running it again would cost every page the whole time limit, with
+the lock held, and a schema is data, so the same bytes loop again. (A load that was only slow, on a
+very busy machine, stays reported until the file changes or the panel restarts.) Any other failure
+is cheap and tried again.
 """
 
 from __future__ import annotations
@@ -35,7 +37,11 @@ _MISSING = object()
 # interruptible this way).
 MAX_SCHEMA_FILE_BYTES = 1024 * 1024
 LOAD_TIME_LIMIT_SECONDS = 5.0
-TIMEOUT_ERROR_TYPE = "TimeoutError"
+
+
+class _SchemaLoadTimeout(SchemaLoadError):
+    """The one failure that is remembered: the code ran out of its time (a schema raising its own
+    ``TimeoutError`` is reported with the same type, and tried again like any other failure)."""
 
 
 class _LoadTimeout(BaseException):
@@ -165,8 +171,8 @@ def run_schema_code(source: bytes | ast.Module, *, filename: str, name: str, dis
         except KeyboardInterrupt:
             raise
         except _LoadTimeout as exc:
-            raise SchemaLoadError(
-                type=TIMEOUT_ERROR_TYPE,
+            raise _SchemaLoadTimeout(
+                type="TimeoutError",
                 message=f"loading took longer than {LOAD_TIME_LIMIT_SECONDS:g} seconds (an endless loop?)",
                 line=_error_line(exc, filename),
                 path=display,
@@ -205,6 +211,8 @@ def load_schema(
             type=type(exc).__name__, message=exc.strerror or str(exc), line=None, path=display
         ) from None
     key = str(resolved)
+    # Looked up under the lock that runs schema code, so a caller that waited for another's load
+    # of the same file gets that answer instead of running the file again.
     with _import_lock:
         hit = _cache.get(key)
         if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
@@ -213,15 +221,13 @@ def load_schema(
         stuck = _timed_out.get(key)
         if stuck is not None and stuck[0] == st.st_mtime_ns and stuck[1] == st.st_size:
             info = stuck[2]
-            raise SchemaLoadError(type=info.type, message=info.message, line=info.line, path=display)
-    source, exec_stat = read_source(resolved, display=display)
-    try:
-        obj = run_schema_code(source, filename=str(resolved), name=expected, display=display)
-    except SchemaLoadError as exc:
-        if exc.type == TIMEOUT_ERROR_TYPE:
-            with _import_lock:
-                _timed_out[key] = (exec_stat.st_mtime_ns, exec_stat.st_size, exc.info)
-        raise
+            raise _SchemaLoadTimeout(type=info.type, message=info.message, line=info.line, path=display)
+        source, exec_stat = read_source(resolved, display=display)
+        try:
+            obj = run_schema_code(source, filename=str(resolved), name=expected, display=display)
+        except _SchemaLoadTimeout as exc:
+            _timed_out[key] = (exec_stat.st_mtime_ns, exec_stat.st_size, exc.info)
+            raise
     try:
         schema = check_schema(obj, expected_name=expected)
     except Exception as exc:

@@ -39,7 +39,7 @@ def test_it_fails_the_real_keyring_tests_in_ci_and_skips_them_elsewhere_without_
 
 def test_it_lists_and_clears_the_test_keyring_past_an_item_deleted_during_the_listing(real_keyring):
     """A keyring check deletes its probe while the test keyring is being listed: the listing and
-    the fixture's clearing skip it instead of failing with ``ItemNotFoundException``."""
+    ``clear()`` skip it instead of failing with ``ItemNotFoundException``."""
     import keyring
     from jeepney.io.blocking import open_dbus_connection
 
@@ -61,7 +61,7 @@ def test_it_lists_and_clears_the_test_keyring_past_an_item_deleted_during_the_li
     assert real_keyring.items() == {}
 
 
-def test_it_gives_each_test_a_fresh_keyring_and_says_why_when_its_daemon_goes_away(real_keyring):
+def test_it_starts_a_separate_keyring_per_session_and_tells_how_its_daemon_ended(real_keyring):
     from tests.secret_service import SecretServiceSession
 
     other = SecretServiceSession()

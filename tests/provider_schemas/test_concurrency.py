@@ -32,16 +32,18 @@ def test_it_never_shows_a_reader_a_partial_file(agent_home: Path, user_home: Pat
     context = multiprocessing.get_context("spawn")
     with context.Pool(1) as pool:
         reader = pool.apply_async(workers.read_until, (str(agent_home / "jsonprov.json"), str(stop), str(ready)))
-        # The saves start once the reader is reading, however long its process took to start.
+        # The saves start once the reader is reading, however long its process took to start (the
+        # deadline only stops a hang).
+        deadline = time.monotonic() + 120
         while not ready.exists():
             assert not reader.ready(), reader.get()
+            assert time.monotonic() < deadline, "the reader process never read the file"
             time.sleep(0.01)
         for i in range(60):
             save_provider(home=agent_home, name="jsonprov", values={"note": "x" * (i * 50), "limit": str(i)})
         stop.write_text("", encoding="utf-8")
-        reads, problems = reader.get(timeout=60)
+        _reads, problems = reader.get(timeout=60)
     assert problems == []
-    assert reads > 0
 
 
 def test_it_serialises_saves_from_threads_of_one_process(agent_home: Path, plugin) -> None:

@@ -17,6 +17,7 @@ from provider_schemas import (
     load_schema,
 )
 from provider_schemas.config_schema import ProviderConfigSchema, ProviderField
+from provider_schemas.loading import loader
 from provider_schemas.loading.loader import cache_stats
 
 from .conftest import FIXTURES, install_plugin
@@ -153,6 +154,20 @@ def test_it_never_caches_a_failure_and_tries_again_on_the_next_call(tmp_path: Pa
     assert counter.read_text() == "xxx"
 
 
+class _StepDeadline:
+    """The load time limit counted in traced steps instead of seconds: the loop below always stops
+    at the same place, after its write, however busy the machine is."""
+
+    def __init__(self, seconds: float) -> None:
+        self.steps_left = 20_000
+
+    def __call__(self, frame, event, arg):  # type: ignore[no-untyped-def]
+        self.steps_left -= 1
+        if self.steps_left < 0:
+            raise loader._LoadTimeout
+        return self
+
+
 def _counting_loop(path: Path, counter: Path, *, label: str = "") -> None:
     """A schema that records each run in ``counter``, then loops until stopped."""
     path.write_text(
@@ -166,7 +181,7 @@ def _counting_loop(path: Path, counter: Path, *, label: str = "") -> None:
 
 
 def test_it_remembers_a_load_that_ran_out_of_time_until_the_file_changes(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("provider_schemas.loading.loader.LOAD_TIME_LIMIT_SECONDS", 0.2)
+    monkeypatch.setattr(loader, "_Deadline", _StepDeadline)
     path = tmp_path / "stuck" / "config_schema.py"
     path.parent.mkdir()
     counter = tmp_path / "runs.txt"
@@ -181,17 +196,26 @@ def test_it_remembers_a_load_that_ran_out_of_time_until_the_file_changes(tmp_pat
     assert {info.type for info in errors} == {"TimeoutError"}
     assert len(set(errors)) == 1 and errors[0].path == "plugins/stuck/config_schema.py"
 
+    raising = tmp_path / "raises" / "config_schema.py"
+    raising.parent.mkdir()
+    raising.write_text(f"open({str(counter)!r}, 'a').write('r')\nraise TimeoutError('the network is slow')\n")
+    for _ in range(2):
+        with pytest.raises(SchemaLoadError) as caught:
+            load_schema(raising)
+        assert caught.value.type == "TimeoutError"
+    assert counter.read_text() == "xrr"  # a schema's own TimeoutError is tried again like any failure
+
     _counting_loop(path, counter, label="edited, still looping")
     with pytest.raises(SchemaLoadError):
         load_schema(path)
-    assert counter.read_text() == "xx"
+    assert counter.read_text() == "xrrx"
 
     path.write_text(VALID.format(name="stuck", label="Fixed"), encoding="utf-8")
     assert load_schema(path).label == "Fixed"
 
 
 def test_it_forgets_the_remembered_time_out_once_the_file_loads(tmp_path: Path, monkeypatch) -> None:
-    monkeypatch.setattr("provider_schemas.loading.loader.LOAD_TIME_LIMIT_SECONDS", 0.2)
+    monkeypatch.setattr(loader, "_Deadline", _StepDeadline)
     path = tmp_path / "again" / "config_schema.py"
     path.parent.mkdir()
     counter = tmp_path / "runs.txt"
