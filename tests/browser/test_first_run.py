@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from admin_panel.services.sign_in_links import create_sign_in_link
 from tests.conftest import screenshot
@@ -23,13 +24,13 @@ def test_it_signs_in_through_the_link_sets_a_password_and_lands_home(page, live_
     page.get_by_role("button", name="Create account and sign in").click()
 
     page.wait_for_url(f"{live_server.url}/")
-    assert page.get_by_role("heading", name="Overview").is_visible()
-    assert page.get_by_text("dana").is_visible()
+    expect(page.get_by_role("heading", name="Overview")).to_be_visible()
+    expect(page.get_by_text("dana")).to_be_visible()
     screenshot(page, "first-run-home")
     assert get_user_model().objects.filter(username="dana", is_staff=True).exists()
 
     page.goto(f"{live_server.url}/accounts/first-run/{token}/")
-    assert page.get_by_role("heading", name="This sign-in link cannot be used").is_visible()
+    expect(page.get_by_role("heading", name="This sign-in link cannot be used")).to_be_visible()
 
 
 def test_it_signs_out_and_back_in_with_the_login_form(signed_in_page, live_server):

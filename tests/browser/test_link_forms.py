@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from admin_panel.services import accounts
 from tests.conftest import keep_for_docs, screenshot
@@ -39,7 +40,7 @@ def test_it_labels_every_field_and_marks_the_wrong_ones_on_both_link_forms(page,
     open_form(page, live_server.url, owner)
 
     for label in labels:
-        assert page.get_by_label(label, exact=True).is_visible(), label
+        expect(page.get_by_label(label, exact=True), label).to_be_visible()
     assert page.get_by_role("alert").count() == 0
     keep_for_docs(screenshot(page, f"link-form-{name}"), issue=15)
 
@@ -47,7 +48,7 @@ def test_it_labels_every_field_and_marks_the_wrong_ones_on_both_link_forms(page,
         page.get_by_label(label, exact=True).fill(value)
     page.get_by_role("button", name=submit).click()
 
-    assert page.get_by_role("alert").get_by_text("Please correct the fields marked below.").is_visible()
+    expect(page.get_by_role("alert").get_by_text("Please correct the fields marked below.")).to_be_visible()
     confirmation = page.get_by_label(labels[-1], exact=True)
     assert confirmation.get_attribute("aria-invalid") == "true"
     error_id = f"{confirmation.get_attribute('id')}_error"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
+from playwright.sync_api import expect
 
 from admin_panel.permissions import VIEWER, role_of
 from tests.conftest import keep_for_docs, screenshot
@@ -35,7 +36,7 @@ def test_it_lets_an_admin_invite_a_viewer_who_signs_up_looks_around_and_cannot_s
     admin.get_by_role("button", name="Create invitation link").click()
     link = admin.get_by_label("One-time link").input_value()
     assert link.startswith(f"{live_server.url}/accounts/invitation/")
-    assert admin.get_by_role("button", name="Copy link").is_visible()
+    expect(admin.get_by_role("button", name="Copy link")).to_be_visible()
 
     fresh = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     try:
@@ -47,7 +48,7 @@ def test_it_lets_an_admin_invite_a_viewer_who_signs_up_looks_around_and_cannot_s
         viewer.get_by_label("Password confirmation").fill(PASSPHRASE)
         viewer.get_by_role("button", name="Create account and sign in").click()
         viewer.wait_for_url(f"{live_server.url}/")
-        assert viewer.get_by_role("link", name="Signed in as robin (Viewer)").is_visible()
+        expect(viewer.get_by_role("link", name="Signed in as robin (Viewer)")).to_be_visible()
         assert role_of(get_user_model().objects.get(username="robin")) == VIEWER
 
         for path, heading in (("/providers/", "Memory providers"), ("/providers/hindsight/", "Hindsight"),
@@ -63,22 +64,22 @@ def test_it_lets_an_admin_invite_a_viewer_who_signs_up_looks_around_and_cannot_s
         assert not (home / "hindsight" / "config.json").exists()
 
         viewer.goto(link)
-        assert viewer.get_by_role("heading", name="This link cannot be used").is_visible()
+        expect(viewer.get_by_role("heading", name="This link cannot be used")).to_be_visible()
     finally:
         fresh.close()
 
     admin.goto(f"{live_server.url}/people/")
-    assert admin.get_by_role("row", name="robin").get_by_role("cell", name="Viewer", exact=True).is_visible()
+    expect(admin.get_by_role("row", name="robin").get_by_role("cell", name="Viewer", exact=True)).to_be_visible()
 
 
 def test_it_asks_before_deactivating_and_refuses_the_last_admin_in_the_browser(signed_in_page, live_server, owner):
     page = signed_in_page
     page.goto(f"{live_server.url}/people/")
     page.get_by_role("row", name="owner").get_by_role("button", name="Deactivate").click()
-    assert page.get_by_role("heading", name="Deactivate owner?").is_visible()
+    expect(page.get_by_role("heading", name="Deactivate owner?")).to_be_visible()
     page.get_by_role("button", name="Deactivate").click()
 
-    assert page.get_by_role("alert").get_by_text("This is the last active admin").is_visible()
+    expect(page.get_by_role("alert").get_by_text("This is the last active admin")).to_be_visible()
     owner.refresh_from_db()
     assert owner.is_active
 
@@ -119,7 +120,7 @@ def test_it_shows_people_an_invitation_the_account_and_the_audit_in_both_languag
         _shoot(page, f"account-{lang}")
         page.goto(f"{live_server.url}/audit/")
         assert page.get_by_role("heading", level=1).inner_text() == audit
-        assert page.get_by_text("bank_id: acc-one → acc-two").is_visible()
+        expect(page.get_by_text("bank_id: acc-one → acc-two")).to_be_visible()
         assert "hs-shot-secret" not in page.content()
         _shoot(page, f"audit-{lang}")
     finally:
@@ -131,7 +132,7 @@ def test_it_lets_an_admin_withdraw_a_pending_invitation_whose_link_then_says_so(
 ):
     admin = signed_in_page
     admin.goto(f"{live_server.url}/people/")
-    assert admin.get_by_text("No invitation is waiting to be used.").is_visible()
+    expect(admin.get_by_text("No invitation is waiting to be used.")).to_be_visible()
     admin.get_by_label("Role", exact=True).select_option("admin")
     admin.get_by_role("button", name="Create invitation link").click()
     link = admin.get_by_label("One-time link").input_value()
@@ -139,8 +140,8 @@ def test_it_lets_an_admin_withdraw_a_pending_invitation_whose_link_then_says_so(
 
     pending = admin.get_by_role("table", name="Pending invitations")
     row = pending.get_by_role("row").nth(1)
-    assert row.get_by_role("cell", name="Admin", exact=True).is_visible()
-    assert row.get_by_role("cell", name="owner", exact=True).is_visible()
+    expect(row.get_by_role("cell", name="Admin", exact=True)).to_be_visible()
+    expect(row.get_by_role("cell", name="owner", exact=True)).to_be_visible()
     assert link not in admin.content()
     _shoot(admin, "people-pending-invitations")
     row.get_by_role("button", name="Withdraw").click()
@@ -148,14 +149,14 @@ def test_it_lets_an_admin_withdraw_a_pending_invitation_whose_link_then_says_so(
     _shoot(admin, "people-withdraw-invitation")
     admin.get_by_role("button", name="Withdraw").click()
     admin.wait_for_url(f"{live_server.url}/people/")
-    assert admin.get_by_role("status").get_by_text("is withdrawn").is_visible()
+    expect(admin.get_by_role("status").get_by_text("is withdrawn")).to_be_visible()
     assert admin.get_by_role("table", name="Pending invitations").count() == 0
 
     fresh = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     try:
         invitee = fresh.new_page()
         invitee.goto(link)
-        assert invitee.get_by_role("heading", name="This invitation was withdrawn").is_visible()
+        expect(invitee.get_by_role("heading", name="This invitation was withdrawn")).to_be_visible()
         assert invitee.locator("input[name=username]").count() == 0
         _shoot(invitee, "invitation-withdrawn")
     finally:
@@ -176,7 +177,7 @@ def test_it_shows_pending_invitations_and_the_withdrawal_in_chinese(browser, liv
         page.locator("form button[type=submit]").last.click()
         page.wait_for_url(f"{live_server.url}/")
         page.goto(f"{live_server.url}/people/")
-        assert page.get_by_role("table", name="待使用的邀请").get_by_role("cell", name="查看者").is_visible()
+        expect(page.get_by_role("table", name="待使用的邀请").get_by_role("cell", name="查看者")).to_be_visible()
         _shoot(page, "people-pending-invitations-zh-hans")
         page.get_by_role("button", name=f"撤回邀请 #{link.pk}").click()
         assert page.get_by_role("heading", level=1).inner_text() == f"撤回邀请 #{link.pk}（新的查看者）？"
@@ -184,7 +185,7 @@ def test_it_shows_pending_invitations_and_the_withdrawal_in_chinese(browser, liv
         page.locator("form input[name=confirmed] ~ button[type=submit]").click()
         page.wait_for_url(f"{live_server.url}/people/")
         page.goto(f"{live_server.url}/accounts/invitation/{token}/")
-        assert page.get_by_role("heading", name="此邀请已被撤回").is_visible()
+        expect(page.get_by_role("heading", name="此邀请已被撤回")).to_be_visible()
         _shoot(page, "invitation-withdrawn-zh-hans")
     finally:
         context.close()

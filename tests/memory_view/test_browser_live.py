@@ -6,6 +6,7 @@ import multiprocessing
 import time
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import PASSWORD, screenshot
 from tests.memory_view.helpers import read_store, write_config, write_store
@@ -154,9 +155,9 @@ def test_it_works_without_javascript(browser, live_server, home, owner):
         page.get_by_label("Entry text").fill("Added without JavaScript.")
         page.get_by_role("button", name="Add entry").click()
         page.wait_for_url(f"{live_server.url}/memory/")
-        assert page.get_by_text("Entry added to MEMORY.md.").is_visible()
+        expect(page.get_by_text("Entry added to MEMORY.md.")).to_be_visible()
         assert read_store(home, "memory") == ["Repo uses uv.", "Added without JavaScript."]
-        assert page.get_by_role("link", name="Reload").is_visible()
+        expect(page.get_by_role("link", name="Reload")).to_be_visible()
     finally:
         context.close()
 

@@ -97,7 +97,7 @@ def test_it_deletes_a_blocked_entry_through_the_confirmation_leaving_the_others_
 
     page.goto(f"{live_server.url}/memory/blocked/")
     item = page.locator(".blocked-item")
-    assert item.locator("code", has_text="role_hijack").is_visible()
+    expect(item.locator("code", has_text="role_hijack")).to_be_visible()
     assert item.locator("mark").inner_text() == "you are now a "
     assert "tells the agent that it is now someone or something else" in item.inner_text()
     screenshot(page, "memory-blocked-queue")
@@ -148,9 +148,9 @@ def test_it_shows_unreadable_and_drifted_stores_and_offers_no_writes(signed_in_p
     page.goto(f"{live_server.url}/memory/")
 
     memory, user = page.locator("#store-memory"), page.locator("#store-user")
-    assert memory.get_by_text("invalid UTF-8 at byte 0").is_visible()
-    assert user.get_by_text("Drift detected", exact=True).first.is_visible()
-    assert user.get_by_text("not_round_trip").is_visible()
+    expect(memory.get_by_text("invalid UTF-8 at byte 0")).to_be_visible()
+    expect(user.get_by_text("Drift detected", exact=True).first).to_be_visible()
+    expect(user.get_by_text("not_round_trip")).to_be_visible()
     assert page.get_by_role("link", name="Add an entry").count() == 0
     assert page.get_by_role("link", name="Edit", exact=False).count() == 0
     screenshot(page, "memory-unreadable-and-drift")

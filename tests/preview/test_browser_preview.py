@@ -5,6 +5,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.conftest import screenshot
 from tests.preview.conftest import NOTES_SCHEMA, make_plugin, snapshot, write_schema
@@ -28,7 +29,7 @@ def test_it_follows_the_file_as_it_is_saved_broken_and_fixed(signed_in_page, liv
     page = signed_in_page
     schema = make_plugin(home, "notes", NOTES_SCHEMA)
     _open_preview(page, live_server, "plugin:notes")
-    assert page.get_by_label("Mode").is_visible()
+    expect(page.get_by_label("Mode")).to_be_visible()
     assert page.get_by_label("Workspace").count() == 0
     screenshot(page, "preview-plugin")
 
@@ -87,7 +88,7 @@ def test_it_previews_pasted_text_and_refuses_code(signed_in_page, live_server, h
     page.get_by_label("Text of config_schema.py").fill(NOTES_SCHEMA)
     page.get_by_role("button", name="Preview").click()
     page.get_by_role("heading", name="The form as users see it").wait_for()
-    assert page.get_by_label("Mode").is_visible()
+    expect(page.get_by_label("Mode")).to_be_visible()
     screenshot(page, "preview-paste")
 
     target = tmp_path / "created-by-paste"

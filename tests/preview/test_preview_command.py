@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from playwright.sync_api import expect
 
 from admin_panel.schema_preview_runner import preview_path, preview_target
 from tests.conftest import screenshot
@@ -66,7 +67,7 @@ def test_it_serves_the_preview_of_that_file_and_follows_its_edits(page, tmp_path
         page.wait_for_url(f"http://127.0.0.1:{port}/")
         page.goto(preview_url)
         page.get_by_role("heading", name="The form as users see it").wait_for()
-        assert page.get_by_label("Mode").is_visible()
+        expect(page.get_by_label("Mode")).to_be_visible()
         assert "src/notes/config_schema.py" in page.locator(".preview__title").inner_text()
 
         write_schema(schema, NOTES_SCHEMA.replace('"Result limit"', '"Maximum results"'))

@@ -6,6 +6,7 @@ import json
 
 import pytest
 import yaml
+from playwright.sync_api import expect
 
 from admin_panel.demo import seed_demo_home
 from tests.conftest import screenshot
@@ -36,7 +37,7 @@ def test_it_lets_a_new_user_configure_hindsight_without_the_key_ever_reaching_th
     screenshot(page, "provider-hindsight-form")
     page.get_by_role("button", name="Review changes").click()
 
-    assert page.get_by_role("heading", name="Review changes to Hindsight").is_visible()
+    expect(page.get_by_role("heading", name="Review changes to Hindsight")).to_be_visible()
     row = page.get_by_role("row", name="API key")
     assert "will be set" in row.inner_text()
     assert "local_external" in page.get_by_role("row", name="Mode").inner_text()
@@ -45,9 +46,9 @@ def test_it_lets_a_new_user_configure_hindsight_without_the_key_ever_reaching_th
     page.get_by_role("button", name="Save").click()
 
     page.wait_for_url(f"{live_server.url}/providers/hindsight/")
-    assert page.get_by_text("Saved. Changes apply the next time the agent starts.").is_visible()
+    expect(page.get_by_text("Saved. Changes apply the next time the agent starts.")).to_be_visible()
     secret = page.locator("fieldset.secret").filter(has_text="API key").first
-    assert secret.locator(".badge", has_text="Set").first.is_visible()
+    expect(secret.locator(".badge", has_text="Set").first).to_be_visible()
     screenshot(page, "provider-hindsight-saved")
     page.reload()
     assert API_KEY not in page.content()
@@ -83,7 +84,7 @@ def test_it_reports_invalid_json_at_its_field_and_leaves_the_file_untouched(sign
     page.get_by_role("button", name="Review changes").click()
     summary = page.locator("#error-summary")
     assert "Nothing was saved" in summary.inner_text()
-    assert summary.get_by_role("link", name="Recall tag filter").is_visible()
+    expect(summary.get_by_role("link", name="Recall tag filter")).to_be_visible()
     screenshot(page, "provider-json-error-summary")
     assert (home / "hindsight" / "config.json").read_text() == original
 
@@ -114,18 +115,18 @@ def test_it_activates_after_a_confirmation_naming_the_provider_it_replaces(signe
     _goto_hindsight(page, live_server)
     page.get_by_role("link", name="Activate").click()
 
-    assert page.get_by_text("Hindsight will replace Holographic (holographic)").is_visible()
+    expect(page.get_by_text("Hindsight will replace Holographic (holographic)")).to_be_visible()
     screenshot(page, "provider-activate-confirm")
     page.get_by_role("button", name="Activate Hindsight").click()
 
     page.wait_for_url(f"{live_server.url}/providers/hindsight/")
-    assert page.locator("h1 .badge", has_text="Active").first.is_visible()
+    expect(page.locator("h1 .badge", has_text="Active").first).to_be_visible()
     config = (home / "config.yaml").read_text()
     assert yaml.safe_load(config)["memory"]["provider"] == "hindsight"
     assert "# mine" in config
 
     page.goto(f"{live_server.url}/providers/supermemory/")
-    assert page.get_by_text("Set the required secret first: API key.").is_visible()
+    expect(page.get_by_text("Set the required secret first: API key.")).to_be_visible()
     screenshot(page, "provider-activate-refused")
 
 
@@ -167,14 +168,14 @@ def test_it_renders_the_demo_states_in_light_and_dark(browser, live_server, owne
             page = context.new_page()
             sign_in(page, live_server)
             page.goto(f"{live_server.url}/providers/")
-            assert page.get_by_text("SyntaxError", exact=False).first.is_visible()
+            expect(page.get_by_text("SyntaxError", exact=False).first).to_be_visible()
             screenshot(page, f"providers-list-demo-{scheme}")
             page.goto(f"{live_server.url}/providers/hindsight/")
             page.locator("details#sec-recall > summary").click()
             page.locator("details.info summary").first.click()
             screenshot(page, f"provider-hindsight-{scheme}")
             page.goto(f"{live_server.url}/providers/honcho/")
-            assert page.get_by_text("host block").first.is_visible()
+            expect(page.get_by_text("host block").first).to_be_visible()
             screenshot(page, f"provider-honcho-{scheme}")
             page.goto(f"{live_server.url}/settings/")
             screenshot(page, f"memory-settings-{scheme}")

@@ -11,6 +11,7 @@ from pathlib import Path
 import keyring
 import pytest
 from keyring.backends import fail
+from playwright.sync_api import expect
 
 from tests.conftest import ARTIFACTS_DIR, keep_for_docs
 from tests.providers_ui.helpers import write
@@ -50,14 +51,14 @@ def test_it_switches_to_the_keyring_moves_the_secrets_and_saves_a_new_key_the_ag
 
     page.get_by_role("radio", name="OS keyring").check()
     page.get_by_role("button", name="Use this store").click()
-    assert page.get_by_text("New secrets now go to the OS keyring.").is_visible()
+    expect(page.get_by_text("New secrets now go to the OS keyring.")).to_be_visible()
     section = page.locator("#move-secrets")
     assert section.get_by_text("MEM0_API_KEY").is_visible() and section.get_by_text("SUPERMEMORY_API_KEY").is_visible()
 
     section.get_by_role("link", name="Move stored secrets to the keyring").click()
     _section_shot(page, "store-move-review-en")
     page.get_by_role("button", name="Confirm the move").click()
-    assert page.get_by_text("Moved 2 stored secrets to the OS keyring").is_visible()
+    expect(page.get_by_text("Moved 2 stored secrets to the OS keyring")).to_be_visible()
     assert "m0-browser-value" not in page.content()
     assert (home / ".env").read_text() == "# my agent\nOTHER=1\n"
 
@@ -67,7 +68,7 @@ def test_it_switches_to_the_keyring_moves_the_secrets_and_saves_a_new_key_the_ag
     page.get_by_label("New API key", exact=True).fill(NEW_KEY)
     page.get_by_role("button", name="Review changes").click()
     page.get_by_role("button", name="Save").click()
-    assert page.get_by_text("Saved. Changes apply the next time the agent starts.").is_visible()
+    expect(page.get_by_text("Saved. Changes apply the next time the agent starts.")).to_be_visible()
 
     lines = _exec_env(home)
     assert f"HINDSIGHT_API_KEY={NEW_KEY}" in lines
@@ -108,7 +109,7 @@ def test_it_shows_the_keyring_available_in_chinese(signed_in_page, live_server, 
     page.locator('input[name="secret_store"][value="keyring"]').check()
     page.get_by_role("button", name="使用此存储").click()
     page.get_by_role("link", name="将已保存的密钥移到密钥环").click()
-    assert page.get_by_role("button", name="确认移动").is_visible()
+    expect(page.get_by_role("button", name="确认移动")).to_be_visible()
     _section_shot(page, "store-move-review-zh-hans")
 
 
