@@ -13,6 +13,7 @@ import secrets
 from pathlib import Path
 
 from admin_panel.paths import resolve_hermes_home, resolve_panel_data_dir
+from admin_panel.private_data import create_private_folder
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -38,7 +39,7 @@ def _hours(name: str, default: float) -> int:
 
 def _load_or_create_secret_key(data_dir: Path) -> str:
     """A random key generated once and kept (mode 0600) beside the panel's database."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    create_private_folder(data_dir)  # 0700; an existing folder is checked at start-up (private_data.py)
     key_file = data_dir / "secret_key"
     try:
         key = key_file.read_text(encoding="utf-8").strip()
@@ -118,7 +119,9 @@ TEMPLATES = [
 
 DATABASES = {
     "default": {
-        "ENGINE": "django.db.backends.sqlite3",
+        # Django's SQLite engine, making the data folder and database private before the first
+        # connection (docs/security.md).
+        "ENGINE": "admin_panel.private_sqlite",
         "NAME": PANEL_DATA_DIR / "panel.sqlite3",
         # WAL: readers never wait for the writer; synchronous=NORMAL is durable in WAL mode except
         # for the last commits on power loss, which for audit rows and sessions is acceptable.
@@ -160,8 +163,8 @@ WHITENOISE_AUTOREFRESH = DEBUG
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # Sessions are read on every request (the live view polls twice a second): keep them in the
-# process cache, backed by the database.
-SESSION_ENGINE = "django.contrib.sessions.backends.cached_db"
+# process cache, backed by the database, where only a digest of each session key is stored.
+SESSION_ENGINE = "admin_panel.session_store"
 # A signed-in session ends after this long without a request (PANEL_IDLE_TIMEOUT_HOURS, default 12):
 # the session's expiry is pushed forward by IdleTimeoutMiddleware as the user keeps working.
 PANEL_IDLE_TIMEOUT_SECONDS = _hours("PANEL_IDLE_TIMEOUT_HOURS", 12)

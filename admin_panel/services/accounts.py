@@ -9,10 +9,8 @@ ran the command is recorded). No token, link or password ever reaches the audit 
 from __future__ import annotations
 
 import secrets
-from importlib import import_module
 from typing import Any
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, Group
 from django.contrib.sessions.models import Session
@@ -24,6 +22,7 @@ from admin_panel.models import ApiToken, AuditEntry, SignInLink, token_digest
 from admin_panel.permissions import ADMIN, ROLES, VIEWER, VIEWERS_GROUP, role_of
 from admin_panel.services.audit import record, record_panel_change_by_command
 from admin_panel.services.sign_in_links import claim_link, create_link, revoke_link
+from admin_panel.session_store import end_stored_session, stored_key
 
 Actor = AbstractBaseUser | AnonymousUser | None
 
@@ -110,13 +109,14 @@ def set_role(*, account: AbstractBaseUser, role: str, actor: Actor, channel: str
 
 def end_sessions(*, account: AbstractBaseUser, keep_session_key: str | None = None) -> int:
     """Sign the account out of every browser session (but ``keep_session_key``); how many ended."""
-    store = import_module(settings.SESSION_ENGINE).SessionStore
+    # The table holds digests of the session keys (admin_panel/session_store.py).
+    keep = stored_key(keep_session_key) if keep_session_key else None
     ended = 0
     for session in Session.objects.filter(expire_date__gt=timezone.now()):
-        if session.session_key == keep_session_key:
+        if session.session_key == keep:
             continue
         if session.get_decoded().get("_auth_user_id") == str(account.pk):
-            store(session_key=session.session_key).delete()  # through the store: the cache forgets it too
+            end_stored_session(session.session_key)  # through the store: the cache forgets it too
             ended += 1
     return ended
 

@@ -1,0 +1,1 @@
+"""Django's SQLite engine, with the database file made private before SQLite first opens it."""
