@@ -21,14 +21,19 @@ def client_address(request: HttpRequest) -> str:
 
 class ThrottledLoginView(auth_views.LoginView):
     def post(self, request: HttpRequest, *args: object, **kwargs: object) -> HttpResponse:
-        username = request.POST.get("username", "")[:150]
+        # Whole, not cut short: the form strips surrounding spaces before its length check, so a
+        # cut-off name could differ from the one that signs in (services/login_throttle.py).
+        username = request.POST.get("username", "")
         address = client_address(request)
         if is_locked_out(username=username, address=address):
             form: AuthenticationForm = self.get_form()
             # Not validated: checking the password while locked out would defeat the lockout.
             form.cleaned_data = {}
             form._errors = ErrorDict()
-            form.add_error(None, _("Too many failed sign-in attempts. Wait 15 minutes, then try again."))
+            # One-time links are not throttled: the rightful owner always has a way in.
+            form.add_error(None, _("Too many failed sign-in attempts. Wait 15 minutes, then try again, or sign in "
+                                   "with a one-time link: on the panel's machine, run "
+                                   "manage.py user reset-link YOUR-USERNAME."))
             # The username is not logged: people type their password into it by mistake.
             logger.warning("Refused sign-in from %s: locked out after repeated failures", address)
             return self.render_to_response(self.get_context_data(form=form), status=429)

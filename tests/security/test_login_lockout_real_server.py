@@ -47,3 +47,34 @@ def test_it_locks_out_by_username_and_by_address_whatever_the_forwarded_headers_
     # 20 failures from one address (whatever X-Forwarded-For claims) lock the address itself.
     assert [status for status, _body in spread] == [200] * 10 + [429]
     assert "sessionid" not in "".join(body for _status, body in spread)
+
+
+def _attempt_from(port: int, source: str, username: str, password: str) -> int:
+    """A sign-in attempt over a connection from the local address ``source`` (any of 127.0.0.0/8)."""
+    import http.client
+    import urllib.parse
+
+    def exchange(method: str, body: str = "", headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
+        connection.request(method, "/accounts/login/", body=body or None, headers=headers or {})
+        response = connection.getresponse()
+        response.read()
+        connection.close()
+        return response
+
+    cookie = exchange("GET").getheader("Set-Cookie", "")
+    token = re.search(r"csrftoken=([^;]+)", cookie).group(1)
+    form = urllib.parse.urlencode({"username": username, "password": password, "csrfmiddlewaretoken": token})
+    return exchange("POST", form, {"Content-Type": "application/x-www-form-urlencoded", "Cookie": f"csrftoken={token}",
+                                   "Referer": f"http://127.0.0.1:{port}/"}).status
+
+
+def test_it_counts_attempts_from_every_loopback_address_as_one_client(tmp_path):
+    home, data = tmp_path / "home", tmp_path / "data"
+    prepare_panel(home=home, data_dir=data)
+    with serve(home=home, data_dir=data) as server:
+        spread = [_attempt_from(server.port, f"127.0.{i}.2", f"user-{i}", "wrong") for i in range(20)]
+        right_password = _attempt_from(server.port, "127.0.0.1", "owner", PANEL_PASSWORD)
+
+    assert spread == [200] * 20
+    assert right_password == 429
