@@ -21,6 +21,9 @@ from pathlib import Path
 from typing import Any
 
 TEST_PASSWORD = b"memory-panel test keyring"
+# The fixture's own connections get the bus this long to answer (jeepney's default is one second,
+# which a loaded machine can exceed): it only stops a bus that hangs.
+BUS_HANG_GUARD_SECONDS = 120.0
 TOOLS = ("dbus-daemon", "gnome-keyring-daemon")
 SECRET_SERVICE_BACKEND = "keyring.backends.SecretService.Keyring"
 
@@ -127,11 +130,25 @@ class SecretServiceSession:
 
     # -- D-Bus calls ------------------------------------------------------------------------------
 
-    def _call(self, path: str, interface: str, method: str, signature: str = "", body: tuple = ()) -> tuple:
-        from jeepney import DBusAddress, MessageType, new_method_call
+    def connect(self) -> Any:
+        """A connection to this test bus (a context manager), patient with a busy machine."""
         from jeepney.io.blocking import open_dbus_connection
 
-        with open_dbus_connection(bus=self.address) as conn:
+        return open_dbus_connection(bus=self.address, auth_timeout=BUS_HANG_GUARD_SECONDS)
+
+    @contextlib.contextmanager
+    def bus_paused(self) -> Iterator[None]:
+        """The bus stopped (SIGSTOP) for the block: it accepts connections and answers nothing,
+        as an overloaded or hung bus does; it answers again afterwards."""
+        os.kill(self._pids[0], signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            os.kill(self._pids[0], signal.SIGCONT)
+
+    def _call(self, path: str, interface: str, method: str, signature: str = "", body: tuple = ()) -> tuple:
+        from jeepney import DBusAddress, MessageType, new_method_call
+        with self.connect() as conn:
             target = DBusAddress(path, bus_name="org.freedesktop.secrets", interface=interface)
             reply = conn.send_and_get_reply(new_method_call(target, method, signature, body), timeout=30)
             if reply.header.message_type == MessageType.error:
@@ -148,10 +165,8 @@ class SecretServiceSession:
 
     def unlock(self) -> None:
         from jeepney import DBusAddress, new_method_call
-        from jeepney.io.blocking import open_dbus_connection
-
         # The plain session and the master-password call must share one connection.
-        with open_dbus_connection(bus=self.address) as conn:
+        with self.connect() as conn:
             service = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
                                   interface="org.freedesktop.Secret.Service")
             session = conn.send_and_get_reply(new_method_call(service, "OpenSession", "sv", ("plain", ("s", ""))),
@@ -166,9 +181,7 @@ class SecretServiceSession:
 
     def is_locked(self) -> bool:
         from jeepney import DBusAddress, Properties
-        from jeepney.io.blocking import open_dbus_connection
-
-        with open_dbus_connection(bus=self.address) as conn:
+        with self.connect() as conn:
             target = DBusAddress(self.collection_path(), bus_name="org.freedesktop.secrets",
                                  interface="org.freedesktop.Secret.Collection")
             return bool(conn.send_and_get_reply(Properties(target).get("Locked"), timeout=30).body[0][1])
@@ -178,12 +191,11 @@ class SecretServiceSession:
 
         ``probes=False`` leaves out the keyring checks' own probe entries: while a page is open, a
         check (its stream, a poll) may be between writing its probe and deleting it."""
-        from jeepney.io.blocking import open_dbus_connection
         from secretstorage.exceptions import ItemNotFoundException
 
         from provider_schemas.secret_stores.probe import PROBE_USERNAME
 
-        with open_dbus_connection(bus=self.address) as conn:
+        with self.connect() as conn:
             out: dict[tuple[str, str], str] = {}
             for item in _present_items(conn):
                 try:
@@ -198,10 +210,9 @@ class SecretServiceSession:
             return out
 
     def clear(self) -> None:
-        from jeepney.io.blocking import open_dbus_connection
         from secretstorage.exceptions import ItemNotFoundException
 
-        with open_dbus_connection(bus=self.address) as conn:
+        with self.connect() as conn:
             for item in _present_items(conn):
                 with contextlib.suppress(ItemNotFoundException):  # a probe its check deleted first
                     item.delete()

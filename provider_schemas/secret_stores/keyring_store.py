@@ -15,6 +15,10 @@ import keyring
 from keyring.errors import PasswordDeleteError
 
 from provider_schemas.errors import SecretStoreUnavailable
+from provider_schemas.secret_stores import session_bus
+
+# Every Secret Service call of this process waits for a busy bus instead of failing after a second.
+session_bus.install()
 
 
 def keyring_service(home: Path) -> str:

@@ -23,6 +23,7 @@ from keyring.backend import KeyringBackend
 from keyring.errors import InitError, KeyringError, KeyringLocked, NoKeyringError
 
 from provider_schemas.errors import SecretStoreUnavailable
+from provider_schemas.secret_stores import session_bus
 from provider_schemas.secret_stores.keyring_store import keyring_service
 
 # Each check writes its own entry (this prefix and a random suffix): two checks at the same moment
@@ -123,7 +124,8 @@ def problem_of(exc: BaseException) -> str:
         return LOCKED
     if isinstance(exc, NoKeyringError):
         return FAIL_BACKEND
-    if isinstance(exc, (InitError, ConnectionError, FileNotFoundError)):
+    if isinstance(exc, (InitError, ConnectionError, FileNotFoundError,
+                        session_bus.SecretServiceNotAvailableException)):
         return NO_SERVICE  # no bus, no service on it, or no collection to open
     text = f"{type(exc).__name__} {exc}".lower()
     if "not available" in text or "secretservicenotavailable" in text or "dbus" in text or "connect" in text:
@@ -149,7 +151,9 @@ def _locked_without_prompt(backend: KeyringBackend) -> bool:
     try:
         import secretstorage
 
-        connection = secretstorage.dbus_init()
+        connection = session_bus.patient_dbus_init()
+    except session_bus.BusNotAnswering:
+        raise  # a hung bus: check_keyring reports it without asking again
     except Exception:
         return False  # no bus or no service: the round trip reports it with the backend's words
     try:
@@ -183,12 +187,16 @@ def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
     if all(isinstance(b, (fail.Keyring, null.Keyring)) for b in chained):
         return KeyringCheck(False, name, NULL_BACKEND, "", platform)
     with _ONE_CHECK_AT_A_TIME:
-        if any(_locked_without_prompt(b) for b in chained):
-            return KeyringCheck(False, name, LOCKED, "", platform)
-        result = _round_trip(backend, name=name, home=home, platform=platform)
-        if result.problem in _ASKED_AGAIN:
+        try:
+            if any(_locked_without_prompt(b) for b in chained):
+                return KeyringCheck(False, name, LOCKED, "", platform)
             result = _round_trip(backend, name=name, home=home, platform=platform)
-        return result
+            if result.problem in _ASKED_AGAIN:
+                result = _round_trip(backend, name=name, home=home, platform=platform)
+            return result
+        except session_bus.BusNotAnswering as exc:
+            # Only a hung bus gets here (session_bus.py): asking again would wait as long once more.
+            return KeyringCheck(False, name, NO_SERVICE, describe_exception(exc), platform)
 
 
 def _round_trip(backend: KeyringBackend, *, name: str, home: os.PathLike[str] | str, platform: str) -> KeyringCheck:
@@ -201,6 +209,8 @@ def _round_trip(backend: KeyringBackend, *, name: str, home: os.PathLike[str] | 
         read_back = backend.get_password(service, username)
         backend.delete_password(service, username)
         gone = backend.get_password(service, username) is None
+    except session_bus.BusNotAnswering:
+        raise
     except (KeyringError, RuntimeError, OSError, ValueError) as exc:
         return KeyringCheck(False, name, problem_of(exc), describe_exception(exc, hide=value), platform)
     except Exception as exc:  # backends raise their own types (secretstorage, jeepney, D-Bus)

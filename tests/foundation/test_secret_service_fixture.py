@@ -41,14 +41,13 @@ def test_it_lists_and_clears_the_test_keyring_past_an_item_deleted_during_the_li
     """A keyring check deletes its probe while the test keyring is being listed: the listing and
     ``clear()`` skip it instead of failing with ``ItemNotFoundException``."""
     import keyring
-    from jeepney.io.blocking import open_dbus_connection
 
     from tests.secret_service import _present_items
 
     names = {"first", "second", "third"}
     for name in names:
         keyring.set_password("memory-panel:test", name, f"value-{name}")
-    with open_dbus_connection(bus=real_keyring.address) as conn:
+    with real_keyring.connect() as conn:
         listing = _present_items(conn)
         opened = next(listing).get_attributes()["username"]  # the listing is taken, the rest not yet opened
         deleted, kept = sorted(names - {opened})

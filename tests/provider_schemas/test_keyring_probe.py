@@ -158,3 +158,54 @@ def test_it_asks_again_once_before_calling_a_secret_service_that_dropped_a_call_
 
     assert (result.usable, result.problem) == (usable, "" if usable else probe.NO_SERVICE)
     assert real_keyring.items() == {}
+
+
+# jeepney gives the bus one second to answer a new connection unless told otherwise; the pause is
+# well past every such one-second wait a check could have made (a lock check and two round trips).
+PAUSE_LONGER_THAN_THE_OLD_LIMITS = 4.0
+
+
+def _check_in_a_thread(home: Path) -> tuple[threading.Thread, list[probe.KeyringCheck]]:
+    results: list[probe.KeyringCheck] = []
+    thread = threading.Thread(target=lambda: results.append(probe.check_keyring(home=home)), daemon=True)
+    thread.start()
+    return thread, results
+
+
+def test_it_finds_a_secret_service_usable_while_its_bus_is_slow_to_answer(real_keyring, tmp_path: Path):
+    # What a loaded machine does to the bus, made certain: the check waits for it, never races it.
+    with real_keyring.bus_paused():
+        thread, results = _check_in_a_thread(tmp_path)
+        thread.join(PAUSE_LONGER_THAN_THE_OLD_LIMITS)
+        assert thread.is_alive(), results  # still waiting on the bus, not given up on it
+    thread.join(120)  # only stops a hang
+
+    assert [r.english() for r in results] == ["The keyring (keyring.backends.SecretService.Keyring) is usable."]
+    assert real_keyring.items() == {}
+
+
+def test_it_reports_a_bus_that_stops_answering_as_an_unreachable_service_after_its_hang_guard(
+    real_keyring, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    from provider_schemas.secret_stores import session_bus
+
+    monkeypatch.setattr(session_bus, "BUS_HANG_GUARD_SECONDS", 0.5)  # a hung bus, without waiting 30 s
+    with real_keyring.bus_paused():
+        thread, results = _check_in_a_thread(tmp_path)
+        thread.join(120)
+
+    assert [(r.usable, r.problem) for r in results] == [(False, probe.NO_SERVICE)]
+    assert "the D-Bus session bus did not answer within 0.5 seconds" in results[0].english()
+    assert "gnome-keyring or KWallet" in results[0].english()
+
+
+def test_it_keeps_every_secret_service_call_of_the_process_patient_with_the_bus(real_keyring, tmp_path: Path):
+    store = KeyringStore(tmp_path)  # what saves and moves use: the keyring package's own calls
+    with real_keyring.bus_paused():
+        writer = threading.Thread(target=store.set, args=("MEM0_API_KEY", "m0-slow-bus"), daemon=True)
+        writer.start()
+        writer.join(PAUSE_LONGER_THAN_THE_OLD_LIMITS)
+        assert writer.is_alive()
+    writer.join(120)
+
+    assert real_keyring.items() == {(keyring_service(tmp_path), "MEM0_API_KEY"): "m0-slow-bus"}
