@@ -8,7 +8,6 @@ Errors are always JSON: an API client never receives an HTML page.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from datetime import timedelta
@@ -24,6 +23,7 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from admin_panel.forms.json_body import decode_json_body
 from admin_panel.models import ApiToken, token_digest
 from admin_panel.permissions import can_change, can_view
 
@@ -172,8 +172,4 @@ def read_json_body(request: HttpRequest) -> Any:
         body = request.body
     except RequestDataTooBig:
         raise ValueError("Request body is too large") from None
-    try:
-        return json.loads(body.decode("utf-8") or "null")
-    # ValueError also covers integers with more digits than Python converts; RecursionError absurd nesting.
-    except (ValueError, RecursionError):
-        raise ValueError("Request body is not valid JSON") from None
+    return decode_json_body(body)  # BodyNotJson is a ValueError carrying the sentence
