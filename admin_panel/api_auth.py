@@ -26,6 +26,7 @@ from django.views.decorators.csrf import csrf_exempt
 from admin_panel.forms.json_body import decode_json_body
 from admin_panel.models import ApiToken, token_digest
 from admin_panel.permissions import can_change, can_view
+from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text, is_disk_full
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +158,10 @@ def api_endpoint(*, methods: tuple[str, ...]) -> Callable[[View], View]:
             request.user = user
             try:
                 return view(request, *args, **kwargs)
-            except Exception:
+            except Exception as exc:
+                if is_disk_full(exc):  # any write path the view did not answer itself
+                    logger.warning("API write refused, the disk is full: %s %s", request.method, request.path)
+                    return api_error(disk_full_text(), DISK_FULL_STATUS)
                 logger.exception("API request failed: %s %s", request.method, request.path)
                 return api_error("Internal server error", 500)
 
