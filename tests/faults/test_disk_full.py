@@ -222,10 +222,10 @@ def test_it_leaves_no_empty_drift_backup_when_the_disk_is_full(owner_client, hom
     response = owner_client.post("/memory/memory/add/", {"content": "New fact."})
 
     assert fault.fired, fault.calls
+    assert _backups(home) == []  # neither an empty nor a partial backup
+    assert leftovers(home) == []
     assert response.status_code == 507
     assert DISK_FULL in response.content.decode()
-    assert _backups(home) == []
-    assert leftovers(home) == []
     assert {k: v for k, v in snapshot(home).items() if not k.endswith(".lock")} == {
         k: v for k, v in before.items() if not k.endswith(".lock")}
     assert not AuditEntry.objects.exists()
@@ -261,3 +261,22 @@ def test_it_answers_a_delete_on_a_full_disk_in_words_though_the_view_does_not_ca
         k: v for k, v in before.items() if not k.endswith(".lock")}
     assert leftovers(home) == []
     assert not AuditEntry.objects.exists()
+
+
+def test_the_api_answers_a_full_disk_that_no_view_expected_with_507(owner_client, home, monkeypatch):
+    import errno
+
+    from admin_panel.services import providers as provider_services
+
+    def full(**_kwargs):
+        try:
+            raise OSError(errno.EDQUOT, "Disk quota exceeded", str(home / "config.yaml"))
+        except OSError as exc:
+            raise RuntimeError("write failed") from exc
+
+    monkeypatch.setattr(provider_services, "activate_provider", full)
+
+    response = api_put(owner_client, "/api/memory/provider", {"provider": "hindsight"})
+
+    assert response.status_code == 507
+    assert response.json() == {"detail": DISK_FULL}
