@@ -27,7 +27,7 @@ from admin_panel.localisation import localise_message
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.memory import ResolvedRef, StoreFile
 from admin_panel.services.audit import record
-from admin_panel.services.write_errors import disk_full_text, is_disk_full
+from admin_panel.services.write_errors import disk_full_text, is_disk_full, reports_disk_full
 from memory_core import pending
 from memory_core.config import read_memory_config, store_from_config
 from memory_core.drift import backup_failed_on_full_disk
@@ -361,6 +361,8 @@ def approve_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOu
                 refused_files[target] = result
         ok = bool(result.get("success"))
         error = (file_refusal_text(result, target) if target else "") or str(result.get("error", ""))
+        if not ok and reports_disk_full(error):
+            error = disk_full_text()  # not the store's text, which names the absolute path
         outcome = PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=error)
         outcomes.append(outcome)
         _audit(

@@ -32,5 +32,11 @@ def is_disk_full(exc: BaseException | None) -> bool:
     return write_error_code(exc) == DISK_FULL
 
 
+def reports_disk_full(text: str) -> bool:
+    """For an engine that already turned the error into its text (a replayed pending write reports
+    ``str()`` of the write's error): the ``[Errno N]`` Python puts in an OSError's text."""
+    return any(f"[Errno {code}]" in text for code in _DISK_FULL_ERRNOS)
+
+
 def disk_full_text() -> str:
     return _("The disk is full: nothing was changed.")

@@ -280,3 +280,25 @@ def test_the_api_answers_a_full_disk_that_no_view_expected_with_507(owner_client
 
     assert response.status_code == 507
     assert response.json() == {"detail": DISK_FULL}
+
+
+def test_it_keeps_a_pending_write_and_says_the_disk_is_full_when_its_approval_cannot_be_written(owner_client,
+                                                                                                 home,
+                                                                                                 monkeypatch):
+    from memory_core import list_pending, stage
+
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("Old fact.")
+    record = stage(home, payload={"action": "add", "target": "memory", "content": "Staged fact.", "old_text": None},
+                   summary="add to memory: Staged fact.", clock=lambda: 1_767_000_000.0)
+    Fault("write", home / "memories", 1).install(monkeypatch)
+
+    response = owner_client.post("/memory/pending/action/", {"row_action": f"approve:{record['id']}",
+                                                             "next": "/memory/pending/"}, follow=True)
+
+    shown = [str(message) for message in response.context["messages"]]
+    assert any(DISK_FULL in message for message in shown), shown
+    assert not any(str(home) in message for message in shown), shown
+    assert (home / "memories" / "MEMORY.md").read_text() == "Old fact."
+    assert [each["id"] for each in list_pending(home)] == [record["id"]]
+    assert leftovers(home) == []
