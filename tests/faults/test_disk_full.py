@@ -302,3 +302,23 @@ def test_it_keeps_a_pending_write_and_says_the_disk_is_full_when_its_approval_ca
     assert (home / "memories" / "MEMORY.md").read_text() == "Old fact."
     assert [each["id"] for each in list_pending(home)] == [record["id"]]
     assert leftovers(home) == []
+
+
+def test_it_answers_a_merge_on_a_full_disk_in_words(owner_client, home, monkeypatch):
+    from admin_panel.selectors.memory import make_ref
+
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("Prefers dark mode.\n§\nprefers dark mode")
+    before = snapshot(home)
+    Fault("write", home / "memories", 1).install(monkeypatch)
+
+    response = owner_client.post("/memory/memory/maintenance/merge/", {
+        "entry": [make_ref("memory", "Prefers dark mode."), make_ref("memory", "prefers dark mode")],
+        "content": "Prefers dark mode.", "step": "confirm"})
+
+    assert response.status_code == 507
+    assert DISK_FULL in response.content.decode()
+    assert {k: v for k, v in snapshot(home).items() if not k.endswith(".lock")} == {
+        k: v for k, v in before.items() if not k.endswith(".lock")}
+    assert leftovers(home) == []
+    assert not AuditEntry.objects.exists()
