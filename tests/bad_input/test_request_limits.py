@@ -181,3 +181,20 @@ def test_a_lone_surrogate_in_a_form_body_is_replaced_and_never_written(owner_cli
         if path.is_file():
             path.read_bytes().decode("utf-8")  # every file is still UTF-8: no surrogate was encoded
     assert "fact \ufffd\ufffd\ufffd end" in (home / "memories" / "MEMORY.md").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("provider", "key", "text"), [
+    ("hindsight", "recall_tags", '["tag\\ud800"]'),
+    ("honcho", "sessions", '{"\\udfff": "s-1"}'),
+])
+def test_it_refuses_a_lone_surrogate_inside_a_json_field_from_the_api_and_the_form(owner_client, home, provider,
+                                                                                   key, text):
+    # The body itself is clean: the escape sits inside the field's own JSON text.
+    before = snapshot(home)
+
+    api = api_put(owner_client, f"/api/memory/providers/{provider}/config", {"values": {key: text}})
+    form = owner_client.post(f"/providers/{provider}/save/", {f"v:{key}": text, f"o:{key}": ""})
+
+    assert_refused(api, f"Invalid JSON for '{key}'", statuses=(400,))
+    assert_refused(form, key, statuses=(400,))
+    assert_unchanged(home, before)
