@@ -8,7 +8,6 @@ Errors are always JSON: an API client never receives an HTML page.
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable
 from datetime import timedelta
@@ -24,8 +23,10 @@ from django.middleware.csrf import CsrfViewMiddleware
 from django.utils import timezone
 from django.views.decorators.csrf import csrf_exempt
 
+from admin_panel.forms.json_body import decode_json_body
 from admin_panel.models import ApiToken, token_digest
 from admin_panel.permissions import can_change, can_view
+from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text, is_disk_full
 
 logger = logging.getLogger(__name__)
 
@@ -157,7 +158,10 @@ def api_endpoint(*, methods: tuple[str, ...]) -> Callable[[View], View]:
             request.user = user
             try:
                 return view(request, *args, **kwargs)
-            except Exception:
+            except Exception as exc:
+                if is_disk_full(exc):  # any write path the view did not answer itself
+                    logger.warning("API write refused, the disk is full: %s %s", request.method, request.path)
+                    return api_error(disk_full_text(), DISK_FULL_STATUS)
                 logger.exception("API request failed: %s %s", request.method, request.path)
                 return api_error("Internal server error", 500)
 
@@ -172,8 +176,4 @@ def read_json_body(request: HttpRequest) -> Any:
         body = request.body
     except RequestDataTooBig:
         raise ValueError("Request body is too large") from None
-    try:
-        return json.loads(body.decode("utf-8") or "null")
-    # ValueError also covers integers with more digits than Python converts; RecursionError absurd nesting.
-    except (ValueError, RecursionError):
-        raise ValueError("Request body is not valid JSON") from None
+    return decode_json_body(body)  # BodyNotJson is a ValueError carrying the sentence

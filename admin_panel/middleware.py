@@ -8,6 +8,9 @@ import time
 from collections.abc import Callable
 
 from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+
+from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text, is_disk_full
 
 # No inline script or style anywhere: htmx is configured (meta htmx-config) not to inject its
 # indicator styles, and every page's behaviour lives in static files.
@@ -81,3 +84,21 @@ class SlowRequestLogMiddleware:
             request_logger.warning("Slow request: %s %s took %.0f ms (status %s)", request.method,
                                    request.path, elapsed_ms, response.status_code)
         return response
+
+
+class DiskFullMiddleware:
+    """A write that a full disk (or quota) stopped, on a page that did not answer it itself, gets a
+    507 page saying so instead of the generic error page (``services.write_errors``)."""
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        return self.get_response(request)
+
+    def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
+        if not is_disk_full(exception):
+            return None
+        logging.getLogger(__name__).warning("Write refused, the disk is full: %s %s", request.method, request.path)
+        body = render_to_string("disk_full.html", {"message": disk_full_text()}, request=request)
+        return HttpResponse(body, status=DISK_FULL_STATUS)

@@ -94,6 +94,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, so that it sees a view's exception first: a full disk is answered in words (507).
+    "admin_panel.middleware.DiskFullMiddleware",
 ]
 
 ROOT_URLCONF = "admin_panel.urls"

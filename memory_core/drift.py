@@ -8,6 +8,8 @@ that never overwrites an earlier one.
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import hashlib
 import os
 import re
@@ -19,6 +21,10 @@ from pathlib import Path
 from memory_core.entries import DELIMITER, split_pieces
 
 BACKUP_FAILED_SUFFIX = " (BACKUP FAILED — file unchanged on disk)"
+# Put before the suffix when the disk (or quota) was full, so that callers can say so in words;
+# the text still ends with the suffix every caller checks.
+DISK_FULL_MARK = " (disk full)"
+_DISK_FULL_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT})
 _BACKUP_NAME = re.compile(r"^(MEMORY|USER)\.md\.bak\.(\d+)(?:\.(\d+))?$")
 
 NOT_ROUND_TRIP = "not_round_trip"
@@ -70,22 +76,54 @@ def text_digest(text: str) -> str:
 def write_backup(memories_dir: Path, file_name: str, text: str, *, clock: Callable[[], float] = time.time) -> str:
     """Save ``text`` to the first free ``<FILE>.bak.<S>[.<n>]`` and return its absolute path.
 
-    Created with O_EXCL (never through a link, never over an earlier backup). On any other
-    failure the returned path carries the BACKUP FAILED suffix and nothing is raised.
+    The text goes to a temporary file first, which is linked to the backup's name only once it is
+    complete (a link never replaces an earlier backup and never follows one); so a full disk leaves
+    no empty or partial backup. On any failure the returned path carries the BACKUP FAILED suffix,
+    nothing is left behind and nothing is raised.
     """
     base = memories_dir.absolute() / f"{file_name}.bak.{int(clock())}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    data = text.encode("utf-8")
+    try:
+        temp = _complete_temp(memories_dir, text.encode("utf-8"))
+    except OSError as exc:
+        return f"{base}{_failed(exc)}"
+    except UnicodeEncodeError:
+        return f"{base}{BACKUP_FAILED_SUFFIX}"
     attempt = 0
-    while True:
-        candidate = base if attempt == 0 else base.with_name(f"{base.name}.{attempt}")
+    try:
+        while True:
+            candidate = base if attempt == 0 else base.with_name(f"{base.name}.{attempt}")
+            try:
+                os.link(temp, candidate, follow_symlinks=False)
+            except FileExistsError:
+                attempt += 1
+                continue
+            except OSError as exc:
+                return f"{candidate}{_failed(exc)}"
+            return str(candidate)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+
+
+def _failed(exc: OSError) -> str:
+    return (DISK_FULL_MARK if exc.errno in _DISK_FULL_ERRNOS else "") + BACKUP_FAILED_SUFFIX
+
+
+def backup_failed_on_full_disk(text: str) -> bool:
+    """Whether a backup path or message says the backup failed because the disk was full."""
+    return DISK_FULL_MARK + BACKUP_FAILED_SUFFIX in text
+
+
+def _complete_temp(directory: Path, data: bytes) -> str:
+    """A new ``.mem_*.tmp`` file (0666 before the umask, like the backups always were) holding
+    ``data``, synced; removed again if any step fails."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    for _attempt in range(100):
+        name = os.path.join(directory.absolute(), f".mem_{os.urandom(4).hex()}.tmp")
         try:
-            fd = os.open(candidate, flags, 0o666)
+            fd = os.open(name, flags, 0o666)
         except FileExistsError:
-            attempt += 1
             continue
-        except OSError:
-            return f"{candidate}{BACKUP_FAILED_SUFFIX}"
         try:
             try:
                 view = memoryview(data)
@@ -95,8 +133,11 @@ def write_backup(memories_dir: Path, file_name: str, text: str, *, clock: Callab
             finally:
                 os.close(fd)
         except OSError:
-            return f"{candidate}{BACKUP_FAILED_SUFFIX}"
-        return str(candidate)
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+            raise
+        return name
+    raise FileExistsError(errno.EEXIST, "No usable temporary file name found", str(directory))
 
 
 def backup_sort_key(name: str) -> tuple[int, int]:

@@ -128,7 +128,12 @@ class SecretStoreUnavailable(ProviderSchemaError):
 
 
 class SaveFailed(ProviderSchemaError):
-    """A write failed during commit; every change already applied was rolled back."""
+    """A write failed during commit; every change already applied was rolled back, unless
+    ``rolled_back`` is False (the detail then lists what could not be undone)."""
+
+    def __init__(self, detail: str, *, rolled_back: bool = True) -> None:
+        self.rolled_back = rolled_back
+        super().__init__(detail)
 
 
 class NotReady(ProviderSchemaError):

@@ -19,6 +19,7 @@ from datetime import time as dt_time
 from pathlib import Path
 from typing import Any
 
+from admin_panel.forms.query import MAX_PAGE, clamped_query_int
 from memory_core.history import Capabilities, History, HistoryUnavailable, open_history, state_db_path
 from memory_core.history import sessions as history_sessions
 from memory_core.history.db import MISSING
@@ -161,10 +162,7 @@ class PageFilters:
 
         archived = query.get("archived", "exclude")
         order = query.get("order", "created")
-        try:
-            page = max(1, int(query.get("page", "1")))
-        except ValueError:
-            page = 1
+        page = clamped_query_int(query, "page", default=1, minimum=1, maximum=MAX_PAGE)
         return cls(
             q=query.get("q", "").strip()[:500],
             source=query.get("source", "").strip()[:64],

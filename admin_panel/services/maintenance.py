@@ -82,7 +82,7 @@ def apply_change(*, home: Path, user: User, target: str, originals: list[str], m
     result = _exchange(home=home, target=target, old=originals, new=new)
     if isinstance(result, RuntimeError):
         failed = _write_failed(result)
-        return MaintenanceOutcome(ok=False, message=failed.message, error=failed.error)
+        return MaintenanceOutcome(ok=False, message=failed.message, error=failed.error, disk_full=failed.disk_full)
     if not result.get("success"):
         if "missing" in result:
             return _gone()
@@ -131,7 +131,7 @@ def undo_change(*, home: Path, user: User, offer: dict[str, Any]) -> Maintenance
     result = _exchange(home=home, target=target, old=remove, new=restore, positions=positions)
     if isinstance(result, RuntimeError):
         failed = _write_failed(result)
-        return MaintenanceOutcome(ok=False, message=failed.message, error=failed.error)
+        return MaintenanceOutcome(ok=False, message=failed.message, error=failed.error, disk_full=failed.disk_full)
     if not result.get("success"):
         if "missing" in result:
             return MaintenanceOutcome(

@@ -27,8 +27,10 @@ from admin_panel.localisation import localise_message
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.memory import ResolvedRef, StoreFile
 from admin_panel.services.audit import record
+from admin_panel.services.write_errors import disk_full_text, is_disk_full, reports_disk_full
 from memory_core import pending
 from memory_core.config import read_memory_config, store_from_config
+from memory_core.drift import backup_failed_on_full_disk
 from memory_core.messages import is_file_refusal
 from memory_core.state import StoreState
 from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
@@ -54,6 +56,7 @@ class WriteOutcome:
     findings: list[ThreatFinding] = field(default_factory=list)
     scanned_text: str = ""  # the text the findings' spans index
     gone: bool = False  # the entry to edit changed or vanished before the store's lock was held
+    disk_full: bool = False  # nothing was written because the disk (or quota) is full
 
 
 def _unreadable_text(file_name: str, reason: str) -> str:
@@ -85,6 +88,8 @@ def file_refusal_text(result: dict[str, Any], target: str) -> str:
     unreadable, else "" (other refusals are shown in the store's own words)."""
     if result.get("success") or not is_file_refusal(result):
         return ""
+    if backup_failed_on_full_disk(f"{result.get('drift_backup', '')} {result.get('error', '')}"):
+        return disk_full_text()  # the drift backup could not be written, so neither was anything else
     file_name = FILE_NAMES.get(target, "")
     error = str(result.get("error", ""))
     if "drift_backup" in result or _DRIFT.fullmatch(error):
@@ -104,6 +109,8 @@ def _audit(
 def _refused(result: dict[str, Any], target: str, text: str | None = None) -> WriteOutcome:
     error = str(result.get("error", ""))
     refusal = file_refusal_text(result, target)
+    if refusal == disk_full_text():
+        return WriteOutcome(ok=False, message=refusal, disk_full=True)
     if refusal:
         # The store's text stays beside it: for drift it names the backup just written.
         return WriteOutcome(ok=False, message=refusal, error=error)
@@ -120,6 +127,8 @@ def _refused(result: dict[str, Any], target: str, text: str | None = None) -> Wr
 def _write_failed(exc: RuntimeError) -> WriteOutcome:
     """memory_core raises when the file itself cannot be written (disk full, read-only folder);
     the old file is left as it was."""
+    if is_disk_full(exc):
+        return WriteOutcome(ok=False, message=disk_full_text(), disk_full=True)
     return WriteOutcome(ok=False, message=_("The entry could not be written; nothing was changed."), error=str(exc))
 
 
@@ -352,6 +361,8 @@ def approve_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOu
                 refused_files[target] = result
         ok = bool(result.get("success"))
         error = (file_refusal_text(result, target) if target else "") or str(result.get("error", ""))
+        if not ok and reports_disk_full(error):
+            error = disk_full_text()  # not the store's text, which names the absolute path
         outcome = PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=error)
         outcomes.append(outcome)
         _audit(

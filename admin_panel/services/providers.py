@@ -30,6 +30,7 @@ from admin_panel.selectors.providers import (
     secret_store_for,
 )
 from admin_panel.services import audit
+from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text, is_disk_full
 from provider_schemas.saving import secret_moves
 from provider_schemas.secret_stores.probe import require_keyring
 
@@ -140,11 +141,13 @@ def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterab
 def describe_save_failure(exc: BaseException, *, home: Path) -> tuple[int, str]:
     """HTTP status and message for a write that failed and was rolled back (``SaveFailed``).
 
-    Permission denied is the admin's to fix and answered 409 with the folder named; any other
-    failure (a full disk, an I/O error) is a server-side 500, with the same promise that nothing
-    was changed.
+    Permission denied is the admin's to fix and answered 409 with the folder named; a full disk
+    (or quota) is 507 in words (``write_errors``); any other failure (an I/O error) is a
+    server-side 500, with the same promise that nothing was changed.
     """
     cause = exc.__cause__ if exc.__cause__ is not None else exc
+    if is_disk_full(exc) and getattr(exc, "rolled_back", True):
+        return DISK_FULL_STATUS, disk_full_text()
     if isinstance(cause, PermissionError):
         where = Path(cause.filename) if cause.filename else home
         if where.name.endswith(".tmp"):

@@ -33,7 +33,7 @@ def _home(request: HttpRequest) -> Path | HttpResponse:
 
 def _save_failed(exc: provider_schemas.SaveFailed, *, home: Path) -> HttpResponse:
     """api.md B5: a write that failed after rollback is a 500 ``Internal server error``; permission
-    denied is the admin's to fix, so it is said plainly (409)."""
+    denied is the admin's to fix, so it is said plainly (409), and so is a full disk (507)."""
     status, text = services.describe_save_failure(exc, home=home)
     return api_error(text if status != 500 else "Internal server error", status)
 

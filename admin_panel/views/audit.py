@@ -19,6 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 import provider_schemas
+from admin_panel.forms.query import MAX_PAGE, clamped_query_int
 from admin_panel.localisation import localise_message, not_ready_message
 from admin_panel.models import AuditEntry
 from admin_panel.permissions import can_change, role_label, staff_required, viewer_required
@@ -60,7 +61,8 @@ def audit_list(request: HttpRequest) -> HttpResponse:
         response["Content-Disposition"] = f'attachment; filename="{filename}"'
         response["Cache-Control"] = "no-store"
         return response
-    page = Paginator(entries, selectors.PAGE_SIZE).get_page(request.GET.get("page"))
+    number = clamped_query_int(request.GET, "page", default=1, minimum=1, maximum=MAX_PAGE)
+    page = Paginator(entries, selectors.PAGE_SIZE).get_page(number)
     may_revert = can_change(request.user)
     # Rows recorded before roles were kept show the account's current role.
     roles = roles_by_username({entry.username for entry in page.object_list if entry.user_id and not entry.actor_role})

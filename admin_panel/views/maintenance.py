@@ -24,6 +24,7 @@ from admin_panel.selectors import maintenance as selectors
 from admin_panel.selectors import memory as memory_selectors
 from admin_panel.services import maintenance as services
 from admin_panel.services.memory import write_refusal
+from admin_panel.services.write_errors import DISK_FULL_STATUS
 from admin_panel.views.memory import UNDO_SECONDS
 
 
@@ -136,7 +137,7 @@ def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
         if not outcome.gone
         else None,
     )
-    return render(request, "maintenance/merge.html", context, status=409)
+    return render(request, "maintenance/merge.html", context, status=DISK_FULL_STATUS if outcome.disk_full else 409)
 
 
 @require_POST

@@ -28,6 +28,7 @@ from admin_panel.permissions import can_change, can_view, staff_required, viewer
 from admin_panel.selectors import memory as selectors
 from admin_panel.services import memory as services
 from admin_panel.services.maintenance import record_budget_samples
+from admin_panel.services.write_errors import DISK_FULL_STATUS
 
 UNDO_SESSION_KEY = "memory_undo"
 UNDO_SECONDS = 15 * 60
@@ -74,12 +75,21 @@ def _done(request: HttpRequest, url: str) -> HttpResponse:
 
 def _form_status(request: HttpRequest, form: Any, outcome: Any) -> int:
     """400 for a form that does not validate, 409 when the store refused (or the entry changed),
-    200 for showing the form."""
+    507 when the disk is full, 200 for showing the form."""
     if request.method != "POST":
         return 200
     if not form.is_valid():
         return 400
+    if outcome is not None and getattr(outcome, "disk_full", False):
+        return DISK_FULL_STATUS
     return 409 if outcome is not None and not outcome.ok else 200
+
+
+def _refusal(state: Any, outcome: Any) -> str:
+    """What stops writes to this store; a full disk first, since it is why nothing was written."""
+    if outcome is not None and getattr(outcome, "disk_full", False):
+        return outcome.message
+    return services.write_refusal(state)
 
 
 def _page(request: HttpRequest, template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
@@ -256,7 +266,7 @@ def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
         "mode": "add",
         "target": target,
         "state": state,
-        "refusal": services.write_refusal(state),
+        "refusal": _refusal(state, outcome),
         "form": form,
         "outcome": outcome,
         "action_url": reverse("memory_entry_add", args=[target]),
@@ -299,7 +309,7 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
         if outcome.ok:
             messages.success(request, outcome.message)
             return _done(request, _next_url(request))
-    context.update(form=form, outcome=outcome)
+    context.update(form=form, outcome=outcome, refusal=_refusal(state, outcome))
     # The entry changed between this request's read and the store's lock: nothing was written.
     return _page(request, "memory/entry_form.html", context, status=_form_status(request, form, outcome))
 

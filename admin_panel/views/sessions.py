@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
 from admin_panel.event_stream import event_stream
+from admin_panel.forms.query import MAX_PAGE, QueryNumberError, clamped_query_int, query_int
 from admin_panel.home import current_home
 from admin_panel.permissions import can_view, viewer_required
 from admin_panel.selectors import sessions as selectors
@@ -29,13 +30,6 @@ from provider_schemas import profile_name
 def _is_partial(request: HttpRequest) -> bool:
     htmx = getattr(request, "htmx", None)
     return bool(htmx) and not htmx.history_restore_request
-
-
-def _int(value: str | None, default: int | None) -> int | None:
-    try:
-        return int(value) if value is not None else default
-    except ValueError:
-        return default
 
 
 @require_GET
@@ -66,8 +60,11 @@ def sessions_events(request: HttpRequest) -> HttpResponse:
 @viewer_required
 def session_detail(request: HttpRequest, session_id: str) -> HttpResponse:
     home = current_home()
-    page = _int(request.GET.get("page"), 1) or 1
-    hit = _int(request.GET.get("hit"), None)
+    page = clamped_query_int(request.GET, "page", default=1, minimum=1, maximum=MAX_PAGE) or 1
+    try:
+        hit = query_int(request.GET, "hit", default=None, minimum=1)
+    except QueryNumberError:  # names no message: dropped, not clamped to another one
+        hit = None
     show_all = request.GET.get("all") == "1"
     try:
         transcript = selectors.transcript(home=home, session_id=session_id, page=page, hit=hit, show_all=show_all)

@@ -16,6 +16,7 @@ from django.http import HttpRequest, HttpResponse
 
 import provider_schemas
 from admin_panel.api_auth import api_endpoint, api_error, api_json
+from admin_panel.forms.query import QueryNumberError, query_int
 from admin_panel.home import current_home
 from admin_panel.selectors import sessions as selectors
 from admin_panel.services import sessions as services
@@ -34,24 +35,17 @@ FALSE_WORDS = {"0", "off", "f", "false", "n", "no"}
 class QueryError(Exception):
     """A query parameter that does not parse: the framework's 422 list form (sessions.md §4.1)."""
 
-    def __init__(self, kind: str, name: str, value: str) -> None:
-        self.item = {
-            "type": f"{kind}_parsing",
-            "loc": ["query", name],
-            "msg": "Input should be a valid integer, unable to parse string as an integer"
-            if kind == "int" else "Input should be a valid boolean, unable to interpret input",
-            "input": value,
-        }
+    def __init__(self, item: dict[str, Any]) -> None:
+        self.item = item
 
 
 def _int(request: HttpRequest, name: str, default: int | None) -> int | None:
-    value = request.GET.get(name)
-    if value is None:
-        return default
+    """Whole numbers in SQLite's range (docs/request_limits.md); the spec's meaning of negative
+    and large values is kept inside it."""
     try:
-        return int(value.strip())
-    except ValueError:
-        raise QueryError("int", name, value) from None
+        return query_int(request.GET, name, default=default)
+    except QueryNumberError as exc:
+        raise QueryError(exc.item()) from None
 
 
 def _bool(request: HttpRequest, name: str) -> bool:
@@ -63,7 +57,8 @@ def _bool(request: HttpRequest, name: str) -> bool:
         return True
     if word in FALSE_WORDS:
         return False
-    raise QueryError("bool", name, value)
+    raise QueryError({"type": "bool_parsing", "loc": ["query", name],
+                      "msg": "Input should be a valid boolean, unable to interpret input", "input": value})
 
 
 def _unprocessable(exc: QueryError) -> HttpResponse:

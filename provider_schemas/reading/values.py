@@ -102,8 +102,16 @@ def _reject_constant(name: str) -> Any:
 
 
 def parse_json_text(text: str) -> Any:
-    """Parse strict JSON (no NaN/Infinity). Raises ValueError."""
-    return json.loads(text, parse_constant=_reject_constant)
+    """Parse strict JSON (no NaN/Infinity, no lone surrogate escape). Raises ValueError."""
+    value = json.loads(text, parse_constant=_reject_constant)
+    # A "\ud800" escape decodes to half of a character pair, which no UTF-8 file can hold; it can
+    # only arrive through an escape, so text without one needs no check.
+    if "\\u" in text:
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError("a lone surrogate escape is no character") from None
+    return value
 
 
 def has_line_break(text: str) -> bool:

@@ -142,7 +142,7 @@ def commit(
             detail = f"{type(exc).__name__} while saving; rollback incomplete: " + "; ".join(problems)
         if isinstance(exc, (KeyboardInterrupt, SystemExit)):
             raise
-        raise SaveFailed(detail) from exc
+        raise SaveFailed(detail, rolled_back=not problems) from exc
 
 
 def _apply_keyring(

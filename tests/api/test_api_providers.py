@@ -245,7 +245,8 @@ def test_it_answers_404_for_a_put_without_schema_and_409_for_a_broken_schema(own
 @pytest.mark.parametrize(
     ("body", "detail"),
     [
-        ("{", "Request body is not valid JSON"),
+        ("{", "The request body is not valid JSON: expecting property name enclosed in double quotes at line 1, "
+              "column 2."),
         ({"values": ["mode", "cloud"]}, "'values' must be an object"),
         ({"values": {}, "clear": "api_key"}, "'clear' must be a list of strings"),
     ],

@@ -1,5 +1,6 @@
 """A disk that fills up in the middle of a save: an ENOSPC injected into the second write leaves
-every previous file exactly as it was (no temp file left, nothing audited), and the user is told."""
+every previous file exactly as it was (no temp file left, nothing audited), and the user is told in
+words, with 507 Insufficient Storage (docs/request_limits.md)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ pytestmark = pytest.mark.django_db
 OLD_ENV = "# mine\nHINDSIGHT_API_KEY=old-key\nOTHER=1\n"
 OLD_CONFIG = {"mode": "local_external", "bank_id": "bank-old"}
 SAVE = {"values": {"api_key": "new-key", "bank_id": "bank-new"}}
+DISK_FULL = "The disk is full: nothing was changed."
 
 
 @pytest.fixture
@@ -41,8 +43,8 @@ def test_it_keeps_the_previous_files_when_the_disk_fills_during_an_api_save(owne
     response = api_put(owner_client, "/api/memory/providers/hindsight/config", SAVE)
 
     assert fault.fired, fault.calls
-    assert response.status_code == 500
-    assert response.json() == {"detail": "Internal server error"}
+    assert response.status_code == 507
+    assert response.json() == {"detail": DISK_FULL}
     assert snapshot(home) == before
     assert _modes(home) == modes
     assert leftovers(home) == []
@@ -74,8 +76,8 @@ def test_it_tells_the_panel_user_that_nothing_was_saved(owner_client, home, monk
         "v:use_ovcli_config": "true", "o:use_ovcli_config": "false"})
 
     assert fault.fired and len(set(fault.calls)) == 2, fault.calls
-    assert response.status_code == 500
-    assert "Nothing was saved: a write failed and every change was rolled back." in response.content.decode()
+    assert response.status_code == 507
+    assert DISK_FULL in response.content.decode()
     assert snapshot(home) == before
     assert leftovers(home) == []
     assert not AuditEntry.objects.exists()
@@ -91,9 +93,8 @@ def test_it_keeps_memory_md_when_the_disk_fills_during_an_add(owner_client, home
 
     text = response.content.decode()
     assert fault.fired
-    assert response.status_code < 500
-    assert response.status_code == 409
-    assert "could not be written; nothing was changed" in text and "No space left on device" in text
+    assert response.status_code == 507
+    assert DISK_FULL in text and "No space left on device" not in text
     assert {k: v for k, v in snapshot(home).items() if not k.endswith(".lock")} == {
         k: v for k, v in before.items() if not k.endswith(".lock")}
     assert leftovers(home) == []
@@ -107,10 +108,9 @@ def test_it_keeps_config_yaml_when_the_disk_fills_during_memory_settings(owner_c
 
     response = owner_client.post("/settings/", {"v:memory_char_limit": "3000", "o:memory_char_limit": "2200"})
 
-    # A full disk is the server's failure (500), but answered with the settings page and a clear
-    # message, never the bare error page.
-    assert response.status_code == 500
-    assert "Nothing was saved: a write failed and every change was rolled back." in response.content.decode()
+    # Answered with the settings page and a clear message, never the bare error page.
+    assert response.status_code == 507
+    assert DISK_FULL in response.content.decode()
     assert "Something went wrong" not in response.content.decode()
     assert snapshot(home) == before
     assert leftovers(home) == []
@@ -129,7 +129,7 @@ def test_it_keeps_the_files_when_the_disk_fills_during_a_revert(owner_client, ow
     response = owner_client.post(f"/audit/{entry.pk}/revert/")
 
     assert "Nothing was reverted." in response.content.decode()
-    assert "rolled back" in response.content.decode()
+    assert DISK_FULL in response.content.decode()
     assert snapshot(home) == before
     assert AuditEntry.objects.count() == 1
 
@@ -156,3 +156,169 @@ def test_it_answers_an_injected_permission_error_with_409_and_the_folder(owner_c
     assert "permission denied writing" in revert.content.decode()
     assert snapshot(home) == before
     assert leftovers(home) == []
+
+
+# --- activation, drift backups and the writes no view answers itself ------------------------------------
+
+READY_ENV = "HINDSIGHT_API_KEY=hs-key\n"
+
+
+@pytest.mark.parametrize("operation", ["fsync", "replace"])
+def test_it_answers_an_api_activation_on_a_full_disk_with_507_in_words(owner_client, home, monkeypatch,
+                                                                         operation):
+    (home / ".env").write_text(READY_ENV)
+    (home / "config.yaml").write_text("# keep\nmemory:\n  provider: ''\n")
+    before = snapshot(home)
+    fault = Fault(operation, home, 1).install(monkeypatch)
+
+    response = api_put(owner_client, "/api/memory/provider", {"provider": "hindsight"})
+
+    assert fault.fired, fault.calls
+    assert response.status_code == 507
+    assert response.json() == {"detail": DISK_FULL}
+    assert snapshot(home) == before
+    assert leftovers(home) == []
+    assert not AuditEntry.objects.exists()
+
+
+def test_it_answers_a_panel_activation_on_a_full_disk_in_words(owner_client, home, monkeypatch):
+    (home / ".env").write_text(READY_ENV)
+    (home / "config.yaml").write_text("# keep\nmemory:\n  provider: ''\n")
+    before = snapshot(home)
+    Fault("fsync", home, 1).install(monkeypatch)
+
+    response = owner_client.post("/providers/hindsight/activate/")
+
+    assert response.status_code == 507
+    assert DISK_FULL in response.content.decode()
+    assert snapshot(home) == before
+    assert leftovers(home) == []
+
+
+def test_it_answers_in_chinese_for_a_chinese_reader(owner_client, home, monkeypatch):
+    (home / ".env").write_text(READY_ENV)
+    Fault("fsync", home, 1).install(monkeypatch)
+
+    response = owner_client.post("/providers/hindsight/activate/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+    assert response.status_code == 507
+    assert "磁盘已满：没有做任何更改。" in response.content.decode()
+
+
+DRIFTED = "Old fact.\n\n§\nappended in an editor"
+
+
+def _backups(home) -> list[str]:
+    return sorted(p.name for p in (home / "memories").iterdir() if ".bak." in p.name)
+
+
+@pytest.mark.parametrize("operation", ["write", "fsync"])
+def test_it_leaves_no_empty_drift_backup_when_the_disk_is_full(owner_client, home, monkeypatch, operation):
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text(DRIFTED)
+    before = snapshot(home)
+    fault = Fault(operation, home / "memories", 1).install(monkeypatch)
+
+    response = owner_client.post("/memory/memory/add/", {"content": "New fact."})
+
+    assert fault.fired, fault.calls
+    assert _backups(home) == []  # neither an empty nor a partial backup
+    assert leftovers(home) == []
+    assert response.status_code == 507
+    assert DISK_FULL in response.content.decode()
+    assert {k: v for k, v in snapshot(home).items() if not k.endswith(".lock")} == {
+        k: v for k, v in before.items() if not k.endswith(".lock")}
+    assert not AuditEntry.objects.exists()
+
+
+def test_it_writes_the_whole_drift_backup_when_there_is_room(owner_client, home):
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text(DRIFTED)
+
+    response = owner_client.post("/memory/memory/add/", {"content": "New fact."})
+
+    assert response.status_code == 409
+    (backup,) = _backups(home)
+    assert (home / "memories" / backup).read_text() == DRIFTED
+    assert leftovers(home) == []
+
+
+def test_it_answers_a_delete_on_a_full_disk_in_words_though_the_view_does_not_catch_it(owner_client, home,
+                                                                                       monkeypatch):
+    from admin_panel.selectors.memory import make_ref
+
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("Old fact.\n§\nOther fact.")
+    before = snapshot(home)
+    Fault("write", home / "memories", 1).install(monkeypatch)
+
+    response = owner_client.post("/memory/delete/", {"entry": [make_ref("memory", "Old fact.")]})
+
+    assert response.status_code == 507
+    assert DISK_FULL in response.content.decode()
+    assert "Something went wrong" not in response.content.decode()
+    assert {k: v for k, v in snapshot(home).items() if not k.endswith(".lock")} == {
+        k: v for k, v in before.items() if not k.endswith(".lock")}
+    assert leftovers(home) == []
+    assert not AuditEntry.objects.exists()
+
+
+def test_the_api_answers_a_full_disk_that_no_view_expected_with_507(owner_client, home, monkeypatch):
+    import errno
+
+    from admin_panel.services import providers as provider_services
+
+    def full(**_kwargs):
+        try:
+            raise OSError(errno.EDQUOT, "Disk quota exceeded", str(home / "config.yaml"))
+        except OSError as exc:
+            raise RuntimeError("write failed") from exc
+
+    monkeypatch.setattr(provider_services, "activate_provider", full)
+
+    response = api_put(owner_client, "/api/memory/provider", {"provider": "hindsight"})
+
+    assert response.status_code == 507
+    assert response.json() == {"detail": DISK_FULL}
+
+
+def test_it_keeps_a_pending_write_and_says_the_disk_is_full_when_its_approval_cannot_be_written(owner_client,
+                                                                                                 home,
+                                                                                                 monkeypatch):
+    from memory_core import list_pending, stage
+
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("Old fact.")
+    record = stage(home, payload={"action": "add", "target": "memory", "content": "Staged fact.", "old_text": None},
+                   summary="add to memory: Staged fact.", clock=lambda: 1_767_000_000.0)
+    Fault("write", home / "memories", 1).install(monkeypatch)
+
+    response = owner_client.post("/memory/pending/action/", {"row_action": f"approve:{record['id']}",
+                                                             "next": "/memory/pending/"}, follow=True)
+
+    shown = [str(message) for message in response.context["messages"]]
+    assert any(DISK_FULL in message for message in shown), shown
+    assert not any(str(home) in message for message in shown), shown
+    assert (home / "memories" / "MEMORY.md").read_text() == "Old fact."
+    assert [each["id"] for each in list_pending(home)] == [record["id"]]
+    assert leftovers(home) == []
+
+
+def test_it_answers_a_merge_on_a_full_disk_in_words(owner_client, home, monkeypatch):
+    from admin_panel.selectors.memory import make_ref
+
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("Prefers dark mode.\n§\nprefers dark mode")
+    before = snapshot(home)
+    Fault("write", home / "memories", 1).install(monkeypatch)
+
+    response = owner_client.post("/memory/memory/maintenance/merge/", {
+        "entry": [make_ref("memory", "Prefers dark mode."), make_ref("memory", "prefers dark mode")],
+        "content": "Prefers dark mode.", "step": "confirm"})
+
+    assert response.status_code == 507
+    assert DISK_FULL in response.content.decode()
+    assert {k: v for k, v in snapshot(home).items() if not k.endswith(".lock")} == {
+        k: v for k, v in before.items() if not k.endswith(".lock")}
+    assert leftovers(home) == []
+    assert not AuditEntry.objects.exists()
