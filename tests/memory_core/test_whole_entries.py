@@ -19,11 +19,19 @@ from memory_core import MemoryStore, list_pending, stage
 from memory_core import services as svc
 from memory_core.drift import detect_drift
 from memory_core.entries import decode_store_bytes, parse_entries
-from memory_core.messages import DELIMITER_AT_END, DELIMITER_INSIDE, ENTRIES_WOULD_JOIN
 
 from .conftest import read_bytes, write_file
 from .test_cli import run
 
+DELIMITER_INSIDE = "An entry cannot contain a line with only § on it: the agent uses that line to separate entries."
+DELIMITER_AT_END = (
+    "An entry cannot end with a line with only § on it: the agent would read that line as part of the separator "
+    "before the next entry."
+)
+ENTRIES_WOULD_JOIN = (
+    "Nothing was written: an entry already in the file ends with a line with only § on it, so the entry after it "
+    "would not read back unchanged. Edit that entry first."
+)
 INSIDE = [
     "p\n§\nq",  # the delimiter itself
     "first line\nsecond\n§\nthird\nfourth",  # § alone on a line in the middle
