@@ -137,6 +137,11 @@ class RowsPage:
     links: list[PageLink | None] = field(default_factory=list)
     previous_url: str = ""
     next_url: str = ""
+    # A filter: only entries containing this text (case-insensitive) are listed and counted.
+    query: str = ""
+    # Address parameters of the rest of the page (the other store's page and filter), for a form
+    # that changes only this store's listing.
+    keep: tuple[tuple[str, str], ...] = ()
 
     @property
     def first_number(self) -> int:
@@ -191,8 +196,21 @@ class StoreView:
     # The entries the memory page lists (the first page unless ``paged`` chose another).
     page: RowsPage | None = None
 
-    def paged(self, number: int, *, url_for: Callable[[int], str] | None = None) -> StoreView:
-        return dataclasses.replace(self, page=rows_page(self.rows, number, url_for=url_for))
+    def paged(
+        self,
+        number: int,
+        *,
+        query: str = "",
+        url_for: Callable[[int], str] | None = None,
+        keep: tuple[tuple[str, str], ...] = (),
+    ) -> StoreView:
+        """This store listing page ``number`` of its entries, of those containing ``query`` if given."""
+        rows = self.rows
+        if query:
+            folded = query.casefold()
+            rows = [row for row in rows if folded in row.text.casefold()]
+        page = dataclasses.replace(rows_page(rows, number, url_for=url_for), query=query, keep=keep)
+        return dataclasses.replace(self, page=page)
 
     def page_number_of(self, key: str) -> int | None:
         """The page listing the entry with this key, if it is in the store."""
@@ -204,6 +222,11 @@ class StoreView:
     @property
     def shown_rows(self) -> list[EntryRow]:
         return self.page.rows if self.page is not None else self.rows
+
+    @property
+    def offers_filter(self) -> bool:
+        """A store longer than a page can be filtered (and one being filtered shows its filter)."""
+        return len(self.rows) > ENTRIES_PER_PAGE or bool(self.page is not None and self.page.query)
 
     @property
     def target(self) -> str:
@@ -376,12 +399,25 @@ class MemoryOverview:
     def store(self, target: str) -> StoreView:
         return next(store for store in self.stores if store.target == target)
 
-    def paged(self, numbers: Mapping[str, int], *, url_for: Callable[[str, int], str]) -> MemoryOverview:
-        """The overview with each store showing page ``numbers[target]`` (1 when absent)."""
-        stores = [
-            store.paged(numbers.get(store.target, 1), url_for=lambda number, t=store.target: url_for(t, number))
-            for store in self.stores
-        ]
+    def paged(
+        self,
+        listings: Mapping[str, tuple[int, str]],
+        *,
+        url_for: Callable[[str, int], str],
+        keep_for: Callable[[str], tuple[tuple[str, str], ...]] = lambda target: (),
+    ) -> MemoryOverview:
+        """The overview with each store listing ``listings[target]`` = (page number, filter text)."""
+        stores = []
+        for store in self.stores:
+            number, query = listings.get(store.target, (1, ""))
+            stores.append(
+                store.paged(
+                    number,
+                    query=query,
+                    url_for=lambda page, target=store.target: url_for(target, page),
+                    keep=keep_for(store.target),
+                )
+            )
         return dataclasses.replace(self, stores=stores)
 
     @property

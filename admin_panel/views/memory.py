@@ -41,8 +41,11 @@ LIVE_PARTIALS = {
     "pending": "memory/partials/_pending_live.html",
 }
 LIVE_PAGES = {"page": "memory", "blocked": "memory_blocked", "pending": "memory_pending"}
-# The memory page's page of entries per store, in its address (and its poll's): /memory/?memory_page=3
+# The memory page's page of entries per store, in its address (and its poll's): /memory/?memory_page=3,
+# and its filter (entries containing a text): /memory/?memory_q=deploy
 PAGE_PARAMS = {"memory": "memory_page", "user": "user_page"}
+FILTER_PARAMS = {"memory": "memory_q", "user": "user_q"}
+MAX_FILTER_CHARS = 200
 # Anything else (a 20-digit number, a sign, text) is page 1; a number past the last page is the last.
 _PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,5}")
 
@@ -117,37 +120,52 @@ class EntryLinks:
         return f"{self._delete}?{urlencode({'entry': row.ref})}&{self.next_query}"
 
 
-def _requested_pages(request: HttpRequest, overview: selectors.MemoryOverview) -> dict[str, int]:
-    """Each store's page of entries from the address; ``show=<ref>`` picks the page listing that
-    entry (a link to an entry's anchor keeps working however many entries come before it)."""
-    numbers = {}
-    for target, param in PAGE_PARAMS.items():
-        raw = request.GET.get(param, "")
-        numbers[target] = int(raw) if _PAGE_NUMBER.fullmatch(raw) else 1
+Listing = tuple[int, str]  # a store's page number and filter text
+
+
+def _requested_listings(request: HttpRequest, overview: selectors.MemoryOverview) -> dict[str, Listing]:
+    """Each store's page of entries and filter from the address; ``show=<ref>`` picks the page
+    listing that entry, unfiltered (a link to an entry's anchor keeps working however many
+    entries come before it)."""
+    listings = {}
+    for target in PAGE_PARAMS:
+        raw = request.GET.get(PAGE_PARAMS[target], "")
+        number = int(raw) if _PAGE_NUMBER.fullmatch(raw) else 1
+        query = " ".join(request.GET.get(FILTER_PARAMS[target], "").split())[:MAX_FILTER_CHARS]
+        listings[target] = (number, query)
     shown = selectors.parse_ref(request.GET.get("show", ""))
     if shown is not None:
         number = overview.store(shown[0]).page_number_of(shown[1])
         if number is not None:
-            numbers[shown[0]] = number
-    return numbers
+            listings[shown[0]] = (number, "")
+    return listings
 
 
-def _pages_query(numbers: dict[str, int]) -> str:
-    return urlencode([(PAGE_PARAMS[target], number) for target, number in numbers.items() if number > 1])
+def _listing_params(listings: dict[str, Listing]) -> list[tuple[str, str]]:
+    params = []
+    for target, (number, query) in listings.items():
+        if query:
+            params.append((FILTER_PARAMS[target], query))
+        if number > 1:
+            params.append((PAGE_PARAMS[target], str(number)))
+    return params
 
 
 def _paged(request: HttpRequest, overview: selectors.MemoryOverview) -> tuple[selectors.MemoryOverview, str]:
-    """The overview showing the requested page of each store, and the query naming those pages."""
-    numbers = _requested_pages(request, overview)
+    """The overview showing the requested listing of each store, and the query naming it."""
+    listings = _requested_listings(request, overview)
     base = reverse("memory")
 
     def url_for(target: str, number: int) -> str:
-        query = _pages_query({**numbers, target: number})
+        query = urlencode(_listing_params({**listings, target: (number, listings[target][1])}))
         return f"{base}{'?' if query else ''}{query}#store-{target}"
 
-    paged = overview.paged(numbers, url_for=url_for)
-    shown = {store.target: store.page.number for store in paged.stores if store.page is not None}
-    return paged, _pages_query(shown)
+    def keep_for(target: str) -> tuple[tuple[str, str], ...]:
+        return tuple(_listing_params({other: value for other, value in listings.items() if other != target}))
+
+    paged = overview.paged(listings, url_for=url_for, keep_for=keep_for)
+    shown = {store.target: (store.page.number, store.page.query) for store in paged.stores if store.page is not None}
+    return paged, urlencode(_listing_params(shown))
 
 
 def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view: str) -> dict[str, Any]:

@@ -113,3 +113,22 @@ def test_it_previews_only_the_start_of_a_long_snapshot_on_the_memory_page(owner_
     assert 'id="snapshot-memory-cut"' in page
     assert ENTRIES[-1] in snapshot_page  # the snapshot page has all of it
     assert len(page) < 300_000
+
+
+def test_it_filters_a_store_by_text_and_keeps_the_filter_in_its_links(owner_client, large_home):
+    write_store(large_home, "user", [f"User fact {index}" for index in range(250)])
+
+    page = owner_client.get("/memory/", {"memory_q": "  NUMBER   1  ", "user_page": "2"}).content.decode()
+
+    assert _entries(page) == ENTRIES[999:1099]  # 1000 … 1099, of the 1,000 matches 1000 … 1999
+    assert "1,000 of 5,000 entries contain “NUMBER 1”." in html.unescape(page)
+    assert _pager_link(page, "memory", "next") == "/memory/?memory_q=NUMBER+1&memory_page=2&user_page=2#store-memory"
+    assert _pager_link(page, "user", "next") == "/memory/?memory_q=NUMBER+1&user_page=3#store-user"
+    form = page[page.index('id="filter-memory"') :]
+    form = form[: form.index("</form>")]
+    assert '<input type="hidden" name="user_page" value="2">' in form
+    assert 'name="memory_q" value="NUMBER 1"' in form
+    assert 'href="/memory/?user_page=2#store-memory"' in form  # "Show all entries"
+    poll_url = html.unescape(re.search(r'data-poll-url="([^"]+)"', page).group(1))
+    assert poll_url == "/memory/poll/?view=page&memory_q=NUMBER+1&user_page=2"
+    assert _entries(owner_client.get(f"{poll_url}&fp=stale").content.decode()) == ENTRIES[999:1099]
