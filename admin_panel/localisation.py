@@ -571,6 +571,15 @@ MESSAGE_TEMPLATES = (
     ),
     gettext_noop("Content cannot be empty."),
     gettext_noop("Content cannot contain NUL characters (U+0000). Remove them and retry."),
+    gettext_noop("An entry cannot contain a line with only § on it: the agent uses that line to separate entries."),
+    gettext_noop(
+        "An entry cannot end with a line with only § on it: the agent would read that line as part of the "
+        "separator before the next entry."
+    ),
+    gettext_noop(
+        "Nothing was written: an entry already in the file ends with a line with only § on it, so the "
+        "entry after it would not read back unchanged. Edit that entry first."
+    ),
     gettext_noop("new_content cannot be empty. Use 'remove' to delete entries."),
     gettext_noop("Entry already exists (no duplicate added)."),
     gettext_noop(

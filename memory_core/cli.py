@@ -298,8 +298,12 @@ def _pending(output: _Output, home: Path, command: str, pending_id: str | None) 
     else:
         ids = [pending_id]
     store = store_from_config(home) if command == "approve" else None
+    # Like every write of this command line, an approval never writes text that reads back as another entry.
     results = {
-        one: pending.approve(home, store, one) if command == "approve" else pending.reject(home, one) for one in ids
+        one: (
+            pending.approve(home, store, one, whole_entries=True) if command == "approve" else pending.reject(home, one)
+        )
+        for one in ids
     }
     if output.as_json:
         output.json(results)

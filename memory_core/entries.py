@@ -52,6 +52,40 @@ def serialise(entries: Sequence[str]) -> str:
     return DELIMITER.join(entries)
 
 
+def normalise_newlines(text: str) -> str:
+    """CRLF and lone CR as LF: what every reader of the file sees (see ``decode_store_bytes``)."""
+    if "\r" not in text:
+        return text
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+# Why an entry would not read back as itself (docs/memory_core.md, "Entries that read back whole").
+CONTAINS_DELIMITER = "contains"
+ENDS_WITH_SEPARATOR_LINE = "ends"
+_SEPARATOR_TAIL = DELIMITER.rstrip("\n")  # "\n§": the file's last entry may end so; any other joins
+
+
+def delimiter_problem(entry: str) -> str | None:
+    """``None`` if ``entry`` (stripped, LF newlines) reads back unchanged wherever it stands among
+    other such entries; else which rule it breaks.
+
+    The reader splits on the first "\n§\n" from the left, so an entry breaks only by holding the
+    delimiter or by ending with "\n§" (that line and the next delimiter's "\n" make a delimiter
+    one character early: "x\n§" then "y" reads back as "x" and "§\ny"). A leading "§\n" is
+    harmless: the delimiter before it is matched first.
+    """
+    if DELIMITER in entry:
+        return CONTAINS_DELIMITER
+    if entry.endswith(_SEPARATOR_TAIL):
+        return ENDS_WITH_SEPARATOR_LINE
+    return None
+
+
+def reads_back_unchanged(entries: Sequence[str]) -> bool:
+    """Whether the file written for ``entries`` parses back to the same (de-duplicated) list."""
+    return parse_entries(serialise(entries)) == dedupe(entries)
+
+
 def char_count(entries: Sequence[str]) -> int:
     """Length of the entries joined by the delimiter (0 for no entries)."""
     if not entries:

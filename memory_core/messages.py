@@ -25,6 +25,17 @@ EMPTY_OPERATIONS = "operations list is empty."
 NUL_CONTENT = "Content cannot contain NUL characters (U+0000). Remove them and retry."
 # Lone surrogates (e.g. undecodable bytes passed on a command line) cannot be stored as UTF-8.
 SURROGATE_CONTENT = "Content is not valid Unicode text (it contains a lone surrogate code point). Remove it and retry."
+# memory-panel's own writes refuse text that would not read back as the same entry (0.19.0's
+# store writes it; see docs/memory_core.md). Not counted by the breaker.
+DELIMITER_INSIDE = "An entry cannot contain a line with only § on it: the agent uses that line to separate entries."
+DELIMITER_AT_END = (
+    "An entry cannot end with a line with only § on it: the agent would read that line as part of the "
+    "separator before the next entry."
+)
+ENTRIES_WOULD_JOIN = (
+    "Nothing was written: an entry already in the file ends with a line with only § on it, so the "
+    "entry after it would not read back unchanged. Edit that entry first."
+)
 BATCH_SUFFIX = " No operations were applied (batch is all-or-nothing)."
 
 DRIFT_REMEDIATION = (

@@ -165,11 +165,14 @@ def discard_pending(home: str | os.PathLike[str] | None, pending_id: str) -> boo
     return True
 
 
-def replay(payload: Any, store: MemoryStore, *, refuse_drift: bool = False) -> dict[str, Any]:
+def replay(
+    payload: Any, store: MemoryStore, *, refuse_drift: bool = False, whole_entries: bool = False
+) -> dict[str, Any]:
     """Apply a staged payload through the store's normal checks (no approval gate).
 
     ``refuse_drift`` (the panel) makes a staged add refuse a drifted file under the lock, as
-    replace, remove and batch always do."""
+    replace, remove and batch always do. ``whole_entries`` (the panel, its command line) refuses
+    staged text that would not read back as the same entry (see ``MemoryStore.add``)."""
     payload = payload if isinstance(payload, dict) else {}
     action = payload.get("action")
     target = payload.get("target")
@@ -183,33 +186,38 @@ def replay(payload: Any, store: MemoryStore, *, refuse_drift: bool = False) -> d
             return msg.failure(msg.EMPTY_OPERATIONS)
         if not isinstance(operations, list):
             return msg.failure(OPERATIONS_NOT_A_LIST)
-        return store.apply_batch(target, operations)
+        return store.apply_batch(target, operations, whole_entries=whole_entries)
     content = payload.get("content") or ""
     old_text = payload.get("old_text") or ""
     if action == "add":
-        return store.add(target, content, refuse_drift=refuse_drift)
+        return store.add(target, content, refuse_drift=refuse_drift, whole_entries=whole_entries)
     if action == "replace":
-        return store.replace(target, old_text, content)
+        return store.replace(target, old_text, content, whole_entries=whole_entries)
     if action == "remove":
         return store.remove(target, old_text)
     return msg.failure(f"Unknown staged action '{action}'.")
 
 
 def approve(
-    home: str | os.PathLike[str] | None, store: MemoryStore | None, pending_id: str, *, refuse_drift: bool = False
+    home: str | os.PathLike[str] | None,
+    store: MemoryStore | None,
+    pending_id: str,
+    *,
+    refuse_drift: bool = False,
+    whole_entries: bool = False,
 ) -> dict[str, Any]:
     """Replay one record; on success it is deleted, on failure it is kept.
 
     Returns the replay result, or a failure for a malformed or unknown id. Exceptions raised
     while replaying (a malformed staged operation) become a failure with their text.
-    ``refuse_drift``: see :func:`replay`.
+    ``refuse_drift``, ``whole_entries``: see :func:`replay`.
     """
     if not is_valid_id(pending_id):
         return msg.failure(invalid_id_message(pending_id))
     record = get_pending(home, pending_id)
     if record is None:
         return msg.failure(unknown_id_message(pending_id))
-    return approve_record(home, store, record, refuse_drift=refuse_drift)
+    return approve_record(home, store, record, refuse_drift=refuse_drift, whole_entries=whole_entries)
 
 
 def approve_record(
@@ -218,11 +226,12 @@ def approve_record(
     record: dict[str, Any],
     *,
     refuse_drift: bool = False,
+    whole_entries: bool = False,
 ) -> dict[str, Any]:
     if store is None:
         return msg.failure("memory store unavailable")
     try:
-        result = replay(record.get("payload"), store, refuse_drift=refuse_drift)
+        result = replay(record.get("payload"), store, refuse_drift=refuse_drift, whole_entries=whole_entries)
     except (TypeError, ValueError, AttributeError, RuntimeError) as exc:
         return msg.failure(str(exc))
     if result.get("success"):

@@ -3,6 +3,8 @@ validates the target strictly, and goes through the same locked path as the agen
 
 Results are the store's dicts (``success`` first, ``error`` on failure). The panel writes
 directly, as an administrator: the write-approval gate applies to the agent's tool calls only.
+Every write here is held to ``whole_entries`` (``MemoryStore.add``): text that would not read
+back as the same entry is refused, and new text is written with LF newlines.
 """
 
 from __future__ import annotations
@@ -46,14 +48,14 @@ def add_entry(
     """The agent's add. ``refuse_drift=True`` (the panel's rule: never write a drifted file)
     checks drift under the lock first and refuses as replace does, with a backup."""
     refusal = target_error(target) or _text_error(content=content)
-    return refusal or _store(home, config).add(target, content, refuse_drift=refuse_drift)
+    return refusal or _store(home, config).add(target, content, refuse_drift=refuse_drift, whole_entries=True)
 
 
 def replace_entry(
     *, home: Home, target: str, old_text: str, new_content: str, config: MemoryConfig | None = None
 ) -> Result:
     refusal = target_error(target) or _text_error(old_text=old_text, new_content=new_content)
-    return refusal or _store(home, config).replace(target, old_text, new_content)
+    return refusal or _store(home, config).replace(target, old_text, new_content, whole_entries=True)
 
 
 def replace_entry_exact(
@@ -87,7 +89,7 @@ def apply_operations(*, home: Home, target: str, operations: Any, config: Memory
     if operations and not isinstance(operations, list):
         return msg.failure("operations must be a list of {action, content?, old_text?} objects.")
     try:
-        return _store(home, config).apply_batch(target, operations)
+        return _store(home, config).apply_batch(target, operations, whole_entries=True)
     except TypeError as exc:
         return msg.failure(str(exc))
 
@@ -169,7 +171,7 @@ def readd_entries(
             continue
         # A panel action is not an agent turn: never let earlier refusals trip the breaker.
         store.reset_consolidation_failures()
-        result = store.add(target, text, refuse_drift=refuse_drift)
+        result = store.add(target, text, refuse_drift=refuse_drift, whole_entries=True)
         if not result.get("success"):
             outcome.refused[text] = result.get("error", "")
             if msg.is_file_refusal(result):

@@ -19,11 +19,15 @@ from typing import Any
 from memory_core import messages as msg
 from memory_core.drift import BACKUP_FAILED_SUFFIX, ENTRY_OVER_LIMIT, detect_drift, text_digest, write_backup
 from memory_core.entries import (
+    CONTAINS_DELIMITER,
     TARGETS,
     char_count,
     dedupe,
+    delimiter_problem,
     file_name_for,
+    normalise_newlines,
     parse_entries,
+    reads_back_unchanged,
     serialise,
     split_pieces,
     usage_text,
@@ -60,10 +64,39 @@ def unstorable_reason(content: str) -> str | None:
     return None
 
 
-def refusal_of_new_content(content: str) -> str | None:
+def delimiter_refusal(content: str) -> str | None:
+    """Why a stripped, LF-only text would not read back as one unchanged entry (memory-panel's
+    writes only; 0.19.0 writes it and reads back something else)."""
+    problem = delimiter_problem(content)
+    if problem is None:
+        return None
+    return msg.DELIMITER_INSIDE if problem == CONTAINS_DELIMITER else msg.DELIMITER_AT_END
+
+
+def refusal_of_new_content(content: str, *, whole_entries: bool = False) -> str | None:
     """Why text about to be written is refused before any file access: unstorable characters
-    first, then the threat scanner (strict), as every write path checks it."""
-    return unstorable_reason(content) or first_threat_message(content, MEMORY_SCOPE)
+    first, then (``whole_entries``) text that would not read back as itself, then the threat
+    scanner (strict), as every write path checks it."""
+    return (
+        unstorable_reason(content)
+        or (delimiter_refusal(content) if whole_entries else None)
+        or first_threat_message(content, MEMORY_SCOPE)
+    )
+
+
+def _new_text(value: object, name: str, whole_entries: bool) -> str:
+    """New entry text as it will be written: stripped, and with ``whole_entries`` in the LF
+    newlines every reader turns it into (so what is written is what reads back)."""
+    text = _require_text(value, name)
+    return (normalise_newlines(text) if whole_entries else text).strip()
+
+
+def _joins(updated: list[str], whole_entries: bool) -> Result | None:
+    """The refusal for a final list that would not read back as itself (an entry already in the
+    file ending with a § line, written by another tool, followed by a new one)."""
+    if whole_entries and not reads_back_unchanged(updated):
+        return msg.failure(msg.ENTRIES_WOULD_JOIN)
+    return None
 
 
 def find_match(entries: Sequence[str], needle: str) -> tuple[str | int, list[int]]:
@@ -229,25 +262,32 @@ class MemoryStore:
     def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
         return char_count(entries), self.limit_for(target)
 
-    def _write_replacement(self, target: str, entries: list[str], updated: list[str]) -> Result:
+    def _write_replacement(
+        self, target: str, entries: list[str], updated: list[str], *, whole_entries: bool = False
+    ) -> Result:
         """The end of every replace: the budget on the new list, then the write."""
         total = char_count(updated)
         current, limit = self._usage_before(target, entries)
         if total > limit:
             error = msg.over_budget_replace(total, limit)
             return self._counted(msg.with_entries(error, entries, current, limit))
+        joined = _joins(updated, whole_entries)
+        if joined:
+            return joined
         self._write(target, updated)
         return self._succeeded(target, msg.REPLACED)
 
     # -- operations -------------------------------------------------------------------------------
 
-    def add(self, target: str, content: str, *, refuse_drift: bool = False) -> Result:
+    def add(self, target: str, content: str, *, refuse_drift: bool = False, whole_entries: bool = False) -> Result:
         """0.19.0's add. ``refuse_drift`` (memory-panel): run the drift guard under the lock first,
-        as replace does, so an add never rewrites a drifted file (refusal + backup, not counted)."""
-        content = _require_text(content, "content").strip()
+        as replace does, so an add never rewrites a drifted file (refusal + backup, not counted).
+        ``whole_entries`` (memory-panel): refuse text that would not read back as this one entry
+        (see ``delimiter_refusal``; not counted)."""
+        content = _new_text(content, "content", whole_entries)
         if not content:
             return msg.failure(msg.EMPTY_CONTENT)
-        refusal = refusal_of_new_content(content)
+        refusal = refusal_of_new_content(content, whole_entries=whole_entries)
         if refusal:
             return msg.failure(refusal)
 
@@ -259,19 +299,23 @@ class MemoryStore:
             if char_count(updated) > limit:
                 error = msg.over_budget_add(current, limit, len(content))
                 return self._counted(msg.with_entries(error, entries, current, limit))
+            joined = _joins(updated, whole_entries)
+            if joined:
+                return joined
             self._write(target, updated)
             return self._succeeded(target, msg.ADDED)
 
         return self._locked(target, check_drift=refuse_drift, body=body)
 
-    def replace(self, target: str, old_text: str, new_content: str) -> Result:
-        old_text = _require_text(old_text, "old_text").strip()
-        new_content = _require_text(new_content, "new_content").strip()
+    def replace(self, target: str, old_text: str, new_content: str, *, whole_entries: bool = False) -> Result:
+        """0.19.0's replace; ``whole_entries`` as for :meth:`add`."""
+        old_text = _new_text(old_text, "old_text", whole_entries)
+        new_content = _new_text(new_content, "new_content", whole_entries)
         if not old_text:
             return msg.failure(msg.EMPTY_OLD_TEXT)
         if not new_content:
             return msg.failure(msg.EMPTY_NEW_CONTENT)
-        refusal = refusal_of_new_content(new_content)
+        refusal = refusal_of_new_content(new_content, whole_entries=whole_entries)
         if refusal:
             return msg.failure(refusal)
 
@@ -284,7 +328,7 @@ class MemoryStore:
             assert isinstance(found, int)
             updated = list(entries)
             updated[found] = new_content
-            return self._write_replacement(target, entries, updated)
+            return self._write_replacement(target, entries, updated, whole_entries=whole_entries)
 
         return self._locked(target, check_drift=True, body=body)
 
@@ -306,15 +350,18 @@ class MemoryStore:
 
         return self._locked(target, check_drift=True, body=body)
 
-    def apply_batch(self, target: str, operations: Sequence[dict[str, Any]] | None) -> Result:
-        """Apply every operation or none; only the final list is checked against the budget."""
+    def apply_batch(
+        self, target: str, operations: Sequence[dict[str, Any]] | None, *, whole_entries: bool = False
+    ) -> Result:
+        """Apply every operation or none; only the final list is checked against the budget.
+        ``whole_entries`` as for :meth:`add`."""
         if not operations:
             return msg.failure(msg.EMPTY_OPERATIONS)
-        ops = _normalise_operations(operations)
+        ops = _normalise_operations(operations, whole_entries=whole_entries)
         # D12a: the exact (stripped) text that would be written is what gets scanned.
         for index, (action, content, _old) in enumerate(ops, start=1):
             if action in ("add", "replace") and content:
-                refusal = refusal_of_new_content(content)
+                refusal = refusal_of_new_content(content, whole_entries=whole_entries)
                 if refusal:
                     return msg.failure(f"Operation {index}: {refusal}")
         total_ops = len(ops)
@@ -330,6 +377,9 @@ class MemoryStore:
             if total > limit:
                 error = msg.over_budget_batch(total_ops, total, limit)
                 return self._counted(msg.with_entries(error, entries, current, limit))
+            joined = _joins(working, whole_entries)
+            if joined:
+                return joined
             self._write(target, working)
             return self._succeeded(target, msg.applied(total_ops))
 
@@ -344,16 +394,17 @@ class MemoryStore:
         when the lock is held (changed or removed meanwhile), nothing is written and the failure
         lists it under ``missing``, since any other entry merely containing it is not the one the
         admin meant. The new content goes through replace's checks at the same points (strip,
-        empty, NUL, scanner before the lock; drift guard and budget under it); refusals are
-        counted by the breaker exactly where replace's are (a vanished entry as a no-match).
+        empty, NUL, scanner before the lock; drift guard and budget under it), and is always
+        held to ``whole_entries``; refusals are counted by the breaker exactly where replace's
+        are (a vanished entry as a no-match).
         """
         old_content = _require_text(old_content, "old_content")
-        new_content = _require_text(new_content, "new_content").strip()
+        new_content = _new_text(new_content, "new_content", True)
         if not old_content.strip():
             return msg.failure(msg.EMPTY_OLD_CONTENT)
         if not new_content:
             return msg.failure(msg.EMPTY_NEW_CONTENT)
-        refusal = refusal_of_new_content(new_content)
+        refusal = refusal_of_new_content(new_content, whole_entries=True)
         if refusal:
             return msg.failure(refusal)
 
@@ -365,7 +416,7 @@ class MemoryStore:
                 return self._counted(gone)
             updated = list(entries)
             updated[index] = new_content
-            return self._write_replacement(target, entries, updated)
+            return self._write_replacement(target, entries, updated, whole_entries=True)
 
         return self._locked(target, check_drift=True, body=body)
 
@@ -416,7 +467,7 @@ class MemoryStore:
         pair, then removes or adds).
         """
         wanted = list(dict.fromkeys(_require_text(text, "old_content") for text in old_contents))
-        fresh = [_require_text(text, "new_content").strip() for text in new_contents]
+        fresh = [_new_text(text, "new_content", True) for text in new_contents]
         if not wanted and not fresh:
             return msg.failure(msg.NOTHING_SELECTED)
         if any(not text for text in fresh):
@@ -424,7 +475,7 @@ class MemoryStore:
         if positions is not None and (len(positions) != len(fresh) or list(positions) != sorted(positions)):
             raise ValueError("positions must give one ascending position per new text")
         for index, text in enumerate(fresh, start=1):
-            refusal = refusal_of_new_content(text)
+            refusal = refusal_of_new_content(text, whole_entries=True)
             if refusal:
                 return msg.failure(f"Operation {index}: {refusal}")
         operations = max(len(wanted), len(fresh))
@@ -439,6 +490,9 @@ class MemoryStore:
             current, limit = self._usage_before(target, entries)
             if total > limit:
                 return msg.with_entries(msg.over_budget_batch(operations, total, limit), entries, current, limit)
+            joined = _joins(updated, True)
+            if joined:
+                return joined
             self._write(target, updated)
             result = self._succeeded(target, msg.applied(operations))
             # What an undo needs: the removed texts in file order with their positions, and the
@@ -507,8 +561,9 @@ def exchanged(
     return updated
 
 
-def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str]]:
-    """(action, stripped content, stripped old_text) per operation; TypeError on a bad shape."""
+def _normalise_operations(operations: Sequence[Any], *, whole_entries: bool = False) -> list[tuple[Any, str, str]]:
+    """(action, stripped content, stripped old_text) per operation (LF newlines with
+    ``whole_entries``); TypeError on a bad shape."""
     if not isinstance(operations, (list, tuple)):
         raise TypeError("operations must be a list of {action, content?, old_text?} objects.")
     ops = []
@@ -523,6 +578,8 @@ def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str
             raise TypeError(f"Operation {index}: content must be a string, not {type(content).__name__}.")
         if not isinstance(old_text, str):
             raise TypeError(f"Operation {index}: old_text must be a string, not {type(old_text).__name__}.")
+        if whole_entries:
+            content, old_text = normalise_newlines(content), normalise_newlines(old_text)
         ops.append((op.get("action"), content.strip(), old_text.strip()))
     return ops
 

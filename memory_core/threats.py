@@ -8,6 +8,7 @@ word the pattern cannot match without) checked on a case-folded copy of the text
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -376,10 +377,29 @@ def invisible_id(char: str) -> str:
     return f"{INVISIBLE_PREFIX}U+{ord(char):04X}"
 
 
+# Scan results are a pure function of (text, scope). Every read of a store scans each entry (its
+# findings and its snapshot line), so a page of a 5,000-entry store would rescan 10,000 texts per
+# render; entries rarely change, so results are remembered. Only texts up to this length are kept,
+# so the cache stays small (a few MB) whatever the entries hold.
+_CACHED_TEXT_CHARS = 4096
+_CACHED_TEXTS = 16_384
+
+
 def scan_for_threats(content: str, scope: str = "context") -> list[str]:
     """Ids of every finding, in 0.19.0's order (invisible characters first)."""
     if not content:
         return []
+    if len(content) <= _CACHED_TEXT_CHARS and isinstance(content, str) and isinstance(scope, str):
+        return list(_cached_ids(content, scope))
+    return _scan_ids(content, scope)
+
+
+@functools.lru_cache(maxsize=_CACHED_TEXTS)
+def _cached_ids(content: str, scope: str) -> tuple[str, ...]:
+    return tuple(_scan_ids(content, scope))
+
+
+def _scan_ids(content: str, scope: str) -> list[str]:
     patterns = _check_scope(scope)
     prefix = content[:MAX_SCAN_CHARS]
     found = [invisible_id(char) for char in _invisible_in(prefix)]
@@ -452,6 +472,17 @@ def scan_detailed(content: str, scope: str = "context") -> list[ThreatFinding]:
     """Same findings as :func:`scan_for_threats`, each with its category, explanation and span."""
     if not content:
         return []
+    if len(content) <= _CACHED_TEXT_CHARS and isinstance(content, str) and isinstance(scope, str):
+        return list(_cached_findings(content, scope))
+    return _scan_findings(content, scope)
+
+
+@functools.lru_cache(maxsize=_CACHED_TEXTS)
+def _cached_findings(content: str, scope: str) -> tuple[ThreatFinding, ...]:
+    return tuple(_scan_findings(content, scope))
+
+
+def _scan_findings(content: str, scope: str) -> list[ThreatFinding]:
     patterns = _check_scope(scope)
     prefix = content[:MAX_SCAN_CHARS]
     findings = [

@@ -1,5 +1,6 @@
 """Forms of the live memory view. They only check the form controls; every rule about entries
-(emptiness after stripping, budget, scanner, drift) is memory_core's."""
+(emptiness after stripping, budget, scanner, drift) is memory_core's, except that text which
+would not read back as one entry is also named here, at the field (memory_core refuses it too)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from admin_panel.selectors.memory import parse_ref
+from memory_core.entries import CONTAINS_DELIMITER, delimiter_problem
 from memory_core.pending import is_valid_id
 
 # Far above any sane budget; a guard against absurd posts, not a memory rule.
@@ -38,6 +40,18 @@ class EntryForm(forms.Form):
         text = normalise_newlines(self.cleaned_data["content"])
         if not text.strip():
             raise forms.ValidationError(_("Write the text of the entry."))
+        problem = delimiter_problem(text.strip())
+        if problem == CONTAINS_DELIMITER:
+            raise forms.ValidationError(
+                _("An entry cannot contain a line with only § on it: the agent uses that line to separate entries.")
+            )
+        if problem is not None:
+            raise forms.ValidationError(
+                _(
+                    "An entry cannot end with a line with only § on it: the agent would read that line as part of "
+                    "the separator before the next entry."
+                )
+            )
         return text
 
 

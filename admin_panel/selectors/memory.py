@@ -9,10 +9,11 @@ that changed in the meantime simply no longer resolves.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import hashlib
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
@@ -22,7 +23,7 @@ from typing import Any
 from admin_panel.selectors.provenance import SourceView, source_views
 from memory_core.config import MemoryConfig, read_memory_config
 from memory_core.drift import DriftInfo, detect_drift, is_backup_name
-from memory_core.entries import TARGETS, file_name_for, parse_entries
+from memory_core.entries import DELIMITER, TARGETS, char_count, file_name_for, parse_entries, usage_text
 from memory_core.files import read_store_file
 from memory_core.maintenance import analyse_store
 from memory_core.pending import count_pending, list_pending
@@ -38,6 +39,14 @@ from memory_core.state import (
 from memory_core.state import fingerprint_paths as memory_fingerprint_paths
 
 KEY_LENGTH = 32
+# The memory page lists a store's entries this many at a time: a store of thousands of entries
+# (under a raised budget) would otherwise make every render and live update megabytes long.
+ENTRIES_PER_PAGE = 100
+# The memory page previews this much of each snapshot block (whole entries); the snapshot page
+# shows all of it.
+SNAPSHOT_PREVIEW_CHARS = 20_000
+# Page links shown on either side of the current page (plus the first and the last).
+_PAGER_WINDOW = 2
 # The memory page points to maintenance from this share of a store's budget.
 MAINTENANCE_BANNER_PERCENT = 80
 _REF = re.compile(rf"^(memory|user):([0-9a-f]{{{KEY_LENGTH}}})$")
@@ -109,9 +118,115 @@ class EntryRow:
 
 
 @dataclass(frozen=True)
+class PageLink:
+    number: int
+    url: str
+    current: bool = False
+
+
+@dataclass(frozen=True)
+class RowsPage:
+    """One page of a store's entries. ``links`` holds the page links to show, with ``None`` where
+    a run of pages is left out; ``number`` is always within 1..``count``."""
+
+    rows: list[EntryRow]
+    number: int
+    count: int
+    total: int
+    start: int  # index of the first row shown
+    links: list[PageLink | None] = field(default_factory=list)
+    previous_url: str = ""
+    next_url: str = ""
+    # A filter: only entries containing this text (case-insensitive) are listed and counted.
+    query: str = ""
+    # Address parameters of the rest of the page (the other store's page and filter), for a form
+    # that changes only this store's listing.
+    keep: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def first_number(self) -> int:
+        return self.start + 1
+
+    @property
+    def last_number(self) -> int:
+        return self.start + len(self.rows)
+
+
+def page_count(total: int, per_page: int = ENTRIES_PER_PAGE) -> int:
+    return max(1, -(-total // per_page))
+
+
+def rows_page(
+    rows: list[EntryRow],
+    number: int,
+    *,
+    url_for: Callable[[int], str] | None = None,
+    per_page: int = ENTRIES_PER_PAGE,
+) -> RowsPage:
+    """Page ``number`` of ``rows`` (clamped into range), with links built by ``url_for``."""
+    count = page_count(len(rows), per_page)
+    number = min(max(1, number), count)
+    start = (number - 1) * per_page
+    links: list[PageLink | None] = []
+    previous_url = next_url = ""
+    if url_for is not None and count > 1:
+        shown = sorted({1, count, *range(max(1, number - _PAGER_WINDOW), min(count, number + _PAGER_WINDOW) + 1)})
+        for index, page in enumerate(shown):
+            if index and page != shown[index - 1] + 1:
+                links.append(None)
+            links.append(PageLink(number=page, url=url_for(page), current=page == number))
+        previous_url = url_for(number - 1) if number > 1 else ""
+        next_url = url_for(number + 1) if number < count else ""
+    return RowsPage(
+        rows=rows[start : start + per_page],
+        number=number,
+        count=count,
+        total=len(rows),
+        start=start,
+        links=links,
+        previous_url=previous_url,
+        next_url=next_url,
+    )
+
+
+@dataclass(frozen=True)
 class StoreView:
     state: StoreState
     rows: list[EntryRow]
+    # The entries the memory page lists (the first page unless ``paged`` chose another).
+    page: RowsPage | None = None
+
+    def paged(
+        self,
+        number: int,
+        *,
+        query: str = "",
+        url_for: Callable[[int], str] | None = None,
+        keep: tuple[tuple[str, str], ...] = (),
+    ) -> StoreView:
+        """This store listing page ``number`` of its entries, of those containing ``query`` if given."""
+        rows = self.rows
+        if query:
+            folded = query.casefold()
+            rows = [row for row in rows if folded in row.text.casefold()]
+        page = dataclasses.replace(rows_page(rows, number, url_for=url_for), query=query, keep=keep)
+        return dataclasses.replace(self, page=page)
+
+    def page_number_of(self, key: str) -> int | None:
+        """The page listing the entry with this key, if it is in the store."""
+        for position, row in enumerate(self.rows):
+            if row.key == key:
+                return position // ENTRIES_PER_PAGE + 1
+        return None
+
+    @property
+    def shown_rows(self) -> list[EntryRow]:
+        return self.page.rows if self.page is not None else self.rows
+
+    @property
+    def offers_filter(self) -> bool:
+        """A store longer than a page can be filtered (and one being filtered shows its filter)."""
+        return len(self.rows) > ENTRIES_PER_PAGE or bool(self.page is not None and self.page.query)
 
     @property
     def target(self) -> str:
@@ -174,6 +289,21 @@ class StoreView:
         return limit > 0 and self.state.total_chars * 100 >= MAINTENANCE_BANNER_PERCENT * limit
 
     @cached_property
+    def snapshot_preview(self) -> str:
+        """The snapshot block, cut after the last whole entry that fits the preview. Never cut
+        inside an entry: a secret the masking hides must not be left half shown."""
+        snapshot = self.state.snapshot
+        if len(snapshot) <= SNAPSHOT_PREVIEW_CHARS:
+            return snapshot
+        cut = snapshot.rfind(DELIMITER, 0, SNAPSHOT_PREVIEW_CHARS)
+        header_end = len("\n".join(snapshot.split("\n", 3)[:3]))  # rule, title, rule
+        return snapshot[:cut] if cut > header_end else snapshot
+
+    @property
+    def snapshot_cut(self) -> bool:
+        return len(self.snapshot_preview) < len(self.state.snapshot)
+
+    @cached_property
     def freeable_chars(self) -> int:
         """What merging the store's duplicate groups would free (see the maintenance page)."""
         return analyse_store([row.text for row in self.rows], self.state.limit).freeable_chars
@@ -185,7 +315,7 @@ def store_view(state: StoreState, sources: Mapping[str, SourceView] | None = Non
         EntryRow(target=state.target, key=entry_key(view.text), view=view, source=sources.get(view.text))
         for view in state.entries
     ]
-    return StoreView(state=state, rows=rows)
+    return StoreView(state=state, rows=rows, page=rows_page(rows, 1))
 
 
 @dataclass(frozen=True)
@@ -269,6 +399,27 @@ class MemoryOverview:
     def store(self, target: str) -> StoreView:
         return next(store for store in self.stores if store.target == target)
 
+    def paged(
+        self,
+        listings: Mapping[str, tuple[int, str]],
+        *,
+        url_for: Callable[[str, int], str],
+        keep_for: Callable[[str], tuple[tuple[str, str], ...]] = lambda target: (),
+    ) -> MemoryOverview:
+        """The overview with each store listing ``listings[target]`` = (page number, filter text)."""
+        stores = []
+        for store in self.stores:
+            number, query = listings.get(store.target, (1, ""))
+            stores.append(
+                store.paged(
+                    number,
+                    query=query,
+                    url_for=lambda page, target=store.target: url_for(target, page),
+                    keep=keep_for(store.target),
+                )
+            )
+        return dataclasses.replace(self, stores=stores)
+
     @property
     def blocked(self) -> list[EntryRow]:
         return [row for store in self.stores for row in store.blocked_rows]
@@ -333,6 +484,7 @@ class StoreFile:
     readable: bool
     error: str | None
     drift: DriftInfo | None
+    usage: str = ""  # the agent's usage line
 
 
 def store_file(*, home: Path, target: str, config: MemoryConfig | None = None) -> StoreFile:
@@ -340,13 +492,15 @@ def store_file(*, home: Path, target: str, config: MemoryConfig | None = None) -
     file_name = file_name_for(target)
     read = read_store_file(Path(home) / "memories" / file_name)
     text = read.text or ""
+    entries = parse_entries(text)
     return StoreFile(
         target=target,
         file_name=file_name,
-        entries=parse_entries(text),
+        entries=entries,
         readable=read.readable,
         error=read.error,
         drift=detect_drift(text, config.limit_for(target)) if read.readable else None,
+        usage=usage_text(char_count(entries), config.limit_for(target)),
     )
 
 

@@ -356,7 +356,7 @@ def approve_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOu
         else:
             # Each approval is a separate admin decision, not retries within an agent turn.
             store.reset_consolidation_failures()
-            result = pending.approve(home, store, pending_id, refuse_drift=True)
+            result = pending.approve(home, store, pending_id, refuse_drift=True, whole_entries=True)
             if target is not None and is_file_refusal(result):
                 refused_files[target] = result
         ok = bool(result.get("success"))

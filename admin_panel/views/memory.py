@@ -8,6 +8,7 @@ without JavaScript; ``memory.js`` adds live updates (the poll below) and opens f
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,13 @@ LIVE_PARTIALS = {
     "pending": "memory/partials/_pending_live.html",
 }
 LIVE_PAGES = {"page": "memory", "blocked": "memory_blocked", "pending": "memory_pending"}
+# The memory page's page of entries per store, in its address (and its poll's): /memory/?memory_page=3,
+# and its filter (entries containing a text): /memory/?memory_q=deploy
+PAGE_PARAMS = {"memory": "memory_page", "user": "user_page"}
+FILTER_PARAMS = {"memory": "memory_q", "user": "user_q"}
+MAX_FILTER_CHARS = 200
+# Anything else (a 20-digit number, a sign, text) is page 1; a number past the last page is the last.
+_PAGE_NUMBER = re.compile(r"[1-9][0-9]{0,5}")
 
 
 # --- helpers --------------------------------------------------------------------------------------
@@ -122,15 +130,68 @@ class EntryLinks:
         return f"{self._delete}?{urlencode({'entry': row.ref})}&{self.next_query}"
 
 
+Listing = tuple[int, str]  # a store's page number and filter text
+
+
+def _requested_listings(request: HttpRequest, overview: selectors.MemoryOverview) -> dict[str, Listing]:
+    """Each store's page of entries and filter from the address; ``show=<ref>`` picks the page
+    listing that entry, unfiltered (a link to an entry's anchor keeps working however many
+    entries come before it)."""
+    listings = {}
+    for target in PAGE_PARAMS:
+        raw = request.GET.get(PAGE_PARAMS[target], "")
+        number = int(raw) if _PAGE_NUMBER.fullmatch(raw) else 1
+        query = " ".join(request.GET.get(FILTER_PARAMS[target], "").split())[:MAX_FILTER_CHARS]
+        listings[target] = (number, query)
+    shown = selectors.parse_ref(request.GET.get("show", ""))
+    if shown is not None:
+        number = overview.store(shown[0]).page_number_of(shown[1])
+        if number is not None:
+            listings[shown[0]] = (number, "")
+    return listings
+
+
+def _listing_params(listings: dict[str, Listing]) -> list[tuple[str, str]]:
+    params = []
+    for target, (number, query) in listings.items():
+        if query:
+            params.append((FILTER_PARAMS[target], query))
+        if number > 1:
+            params.append((PAGE_PARAMS[target], str(number)))
+    return params
+
+
+def _paged(request: HttpRequest, overview: selectors.MemoryOverview) -> tuple[selectors.MemoryOverview, str]:
+    """The overview showing the requested listing of each store, and the query naming it."""
+    listings = _requested_listings(request, overview)
+    base = reverse("memory")
+
+    def url_for(target: str, number: int) -> str:
+        query = urlencode(_listing_params({**listings, target: (number, listings[target][1])}))
+        return f"{base}{'?' if query else ''}{query}#store-{target}"
+
+    def keep_for(target: str) -> tuple[tuple[str, str], ...]:
+        return tuple(_listing_params({other: value for other, value in listings.items() if other != target}))
+
+    paged = overview.paged(listings, url_for=url_for, keep_for=keep_for)
+    shown = {store.target: (store.page.number, store.page.query) for store in paged.stores if store.page is not None}
+    return paged, urlencode(_listing_params(shown))
+
+
 def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view: str) -> dict[str, Any]:
     # Links inside the live part come back to this page; the poll renders them too, so the page's
     # address is named explicitly instead of taken from the (poll) request.
     page_url = reverse(LIVE_PAGES[view])
+    pages_query = ""
+    if view == "page":
+        overview, pages_query = _paged(request, overview)
+        page_url = f"{page_url}?{pages_query}" if pages_query else page_url
     return {
         "overview": overview,
         "can_change": can_change(request.user),
         "live_view": view,
         "page_url": page_url,
+        "pages_query": pages_query,
         "entry_links": EntryLinks(page_url),
     }
 
@@ -254,7 +315,9 @@ def memory_events(request: HttpRequest) -> HttpResponse:
 def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
     target = _target_or_404(target)
     home = current_home()
-    state = selectors.store_state(home=home, target=target)
+    # The form shows the file's name, usage and whether the panel writes it: no threat scan of
+    # every entry, which a store of thousands of entries would make slow.
+    state = selectors.store_file(home=home, target=target)
     form = EntryForm(request.POST or None)
     outcome = None
     if request.method == "POST" and form.is_valid():
@@ -282,7 +345,9 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
     if not selectors.is_entry_key(key):
         raise Http404(_("There is no such entry."))
     home = current_home()
-    state = selectors.store_state(home=home, target=target)
+    # The form shows the file's name, usage and whether the panel writes it: no threat scan of
+    # every entry, which a store of thousands of entries would make slow.
+    state = selectors.store_file(home=home, target=target)
     current = selectors.find_entry(home=home, target=target, key=key)
     context: dict[str, Any] = {
         "mode": "edit",

@@ -272,6 +272,13 @@ def _session_detail(page, base: str) -> None:
     page.goto(base + page.locator("main .search-hit a").first.get_attribute("href"))
 
 
+def _add_many_entries(home: Path) -> None:
+    """A store longer than a page: the pager and the filter form show."""
+    path = home / "memories" / "MEMORY.md"
+    extra = "".join(f"\n§\nFact {index:03d}: the nightly job keeps {index} backups." for index in range(250))
+    path.write_text(path.read_text(encoding="utf-8") + extra, encoding="utf-8")
+
+
 def _add_drift(home: Path) -> None:
     """MEMORY.md edited by hand into a shape the agent would not rewrite; the refused removal
     leaves the backup the drift guard keeps."""
@@ -346,6 +353,7 @@ VISITS: tuple[Visit, ...] = (
     Visit("settings", ("memory_settings",), _goto("/settings/")),
     Visit("memory", ("memory",), _goto("/memory/")),
     Visit("memory-drifted", ("memory",), _goto("/memory/"), setup=_add_drift),
+    Visit("memory-pages", ("memory",), _goto("/memory/?memory_q=fact&memory_page=2"), setup=_add_many_entries),
     Visit("memory-blocked", ("memory_blocked",), _goto("/memory/blocked/")),
     Visit("memory-delete-confirm", ("memory_delete_confirm",), _memory_delete_confirm),
     Visit("memory-delete-dialog", ("memory_blocked",), _memory_delete_dialog),

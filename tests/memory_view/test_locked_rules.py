@@ -63,7 +63,7 @@ def test_it_refuses_an_add_to_a_store_that_drifted_after_the_page_read_it(owner_
         with open(path, "a", encoding="utf-8") as handle:
             handle.write("\n\n§\nappended in an editor")
 
-    _after_the_page_reads(monkeypatch, "store_state", editor_appends)
+    _after_the_page_reads(monkeypatch, "store_file", editor_appends)
     drifted = "clean entry\n\n§\nappended in an editor".encode()
 
     response = owner_client.post("/memory/memory/add/", {"content": "from the panel"})
