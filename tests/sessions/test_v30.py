@@ -170,3 +170,11 @@ def test_it_tells_the_user_in_chinese_that_chinese_word_search_scans(home, owner
     assert "Chinese word search uses the slower scan" in english
     chinese = owner_client.get("/sessions/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "Chinese word search uses the slower scan" not in chinese
+
+
+def test_it_counts_sessions_for_the_profiles_overview_as_the_list_does(shaped, home, owner_client):
+    activity = selectors.session_activity(home=home)
+    listed = owner_client.get("/api/sessions?limit=-1").json()
+    assert activity.state is None and activity.count == listed["total"]
+    if shaped != "0.19.0":  # the hidden session is not counted; the heartbeat is the latest activity
+        assert activity.last_active.timestamp() == shapes.T0 + 30 * 86400
