@@ -178,3 +178,25 @@ def test_it_counts_sessions_for_the_profiles_overview_as_the_list_does(shaped, h
     assert activity.state is None and activity.count == listed["total"]
     if shaped != "0.19.0":  # the hidden session is not counted; the heartbeat is the latest activity
         assert activity.last_active.timestamp() == shapes.T0 + 30 * 86400
+
+
+def test_it_scans_the_rows_a_backfill_has_not_indexed_yet(home, owner_client):
+    shapes.build(home, "v30")
+    conn = sqlite3.connect(home / "state.db", isolation_level=None)
+    conn.execute("INSERT INTO sessions(id, source, started_at) VALUES ('20260120_100000_kkkkkk', 'cli', ?)",
+                 (shapes.T0 + 19 * 86400,))
+    row_id = conn.execute("INSERT INTO messages(session_id, role, content, timestamp) VALUES"
+                          " ('20260120_100000_kkkkkk', 'user', 'backfill okapi 回填中的消息', ?)",
+                          (shapes.T0 + 19 * 86400 + 1,)).lastrowid
+    # As while the agent rebuilds: the row is in messages but not yet in either index.
+    conn.execute("INSERT INTO messages_fts(messages_fts, rowid, content, tool_name, tool_calls)"
+                 " VALUES ('delete', ?, 'backfill okapi 回填中的消息', NULL, NULL)", (row_id,))
+    conn.execute("INSERT INTO messages_fts_trigram(messages_fts_trigram, rowid, content, tool_name)"
+                 " VALUES ('delete', ?, 'backfill okapi 回填中的消息', NULL)", (row_id,))
+    conn.executemany("INSERT INTO state_meta(key, value) VALUES (?, ?)",
+                     [("fts_rebuild_high_water", str(row_id)), ("fts_rebuild_progress", str(row_id - 1))])
+    conn.close()
+    for query in ("okapi", "回填中的消息", "回填"):
+        results = owner_client.get("/api/sessions/search", {"q": query}).json()["results"]
+        assert [r["session_id"] for r in results] == ["20260120_100000_kkkkkk"], query
+    assert "still rebuilding its search index" in owner_client.get("/sessions/").content.decode()
