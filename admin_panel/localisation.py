@@ -617,6 +617,10 @@ MESSAGE_TEMPLATES = (
         "entries), then retry."
     ),
     gettext_noop("Nothing was rewritten: %(file)s could not be backed up first (%(backup)s)."),
+    gettext_noop(
+        "Nothing was rewritten: an entry of %(file)s ends with a line with only § on it, so rewriting would join "
+        "it to the entry after it. Move or remove that line by hand, then retry."
+    ),
     gettext_noop("Rewrote %(file)s as its %(count)s entry; the previous text was saved to %(backup)s."),
     gettext_noop("Rewrote %(file)s as its %(count)s entries; the previous text was saved to %(backup)s."),
     gettext_noop(

@@ -176,6 +176,13 @@ def drift_not_resolvable(file_name: str, longest: int, limit: int) -> str:
     )
 
 
+def drift_would_join(file_name: str) -> str:
+    return (
+        f"Nothing was rewritten: an entry of {file_name} ends with a line with only § on it, so rewriting would "
+        "join it to the entry after it. Move or remove that line by hand, then retry."
+    )
+
+
 def drift_backup_failed(file_name: str, backup: str) -> str:
     return f"Nothing was rewritten: {file_name} could not be backed up first ({backup})."
 

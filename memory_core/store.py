@@ -530,6 +530,9 @@ class MemoryStore:
             if drift.rule == ENTRY_OVER_LIMIT or any(len(entry) > self.limit_for(target) for entry in entries):
                 longest = max(map(len, entries))
                 return msg.failure(msg.drift_not_resolvable(file_name, longest, self.limit_for(target)))
+            if not reads_back_unchanged(entries):
+                # "x\n§ \n§\ny" loads as "x\n§" and "y"; written cleanly it would load as "x" and "§\ny".
+                return msg.failure(msg.drift_would_join(file_name))
             backup = write_backup(path.parent, file_name, text, clock=self._clock)
             if backup.endswith(BACKUP_FAILED_SUFFIX):
                 return msg.failure(msg.drift_backup_failed(file_name, backup))

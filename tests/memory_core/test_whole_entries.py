@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from memory_core import MemoryStore, list_pending, stage
 from memory_core import services as svc
-from memory_core.drift import detect_drift
+from memory_core.drift import detect_drift, text_digest
 from memory_core.entries import decode_store_bytes, parse_entries
 
 from .conftest import read_bytes, write_file
@@ -165,3 +165,20 @@ def test_it_reads_back_every_text_it_accepted_unchanged(texts: list[str], as_bat
         text = decode_store_bytes(path.read_bytes()) if path.exists() else ""
         assert parse_entries(text) == accepted
         assert detect_drift(text, 10_000) is None
+
+
+def test_it_does_not_resolve_drift_by_a_rewrite_that_would_join_two_entries(home: Path) -> None:
+    # Loaded as "x\n§" and "y" (the space keeps the reader from splitting there); written cleanly,
+    # "x\n§\n§\ny" would load as "x" and "§\ny".
+    write_file(home, "MEMORY.md", "x\n§ \n§\ny")
+    digest = text_digest(decode_store_bytes(read_bytes(home)))
+
+    result = svc.resolve_drift(home=home, target="memory", expected_digest=digest)
+
+    assert result == {
+        "success": False,
+        "error": "Nothing was rewritten: an entry of MEMORY.md ends with a line with only § on it, so rewriting "
+        "would join it to the entry after it. Move or remove that line by hand, then retry.",
+    }
+    assert read_bytes(home) == "x\n§ \n§\ny".encode()
+    assert sorted(path.name for path in (home / "memories").iterdir()) == ["MEMORY.md", "MEMORY.md.lock"]
