@@ -113,21 +113,25 @@ def is_file_database(name: object) -> bool:
     return bool(text) and text != ":memory:" and not text.startswith("file:")
 
 
-def make_panel_data_private(*, database: Path, secret_key: Path | None = None) -> list[str]:
+def make_panel_data_private(*, database: Path, secret_key: Path | None = None, create: bool = True) -> list[str]:
     """Before the database is first opened in this process: its folder private, the database file
-    created 0600 (so SQLite's journals are 0600 too), any existing file of it or the secret key
-    tightened. Once per process and database; the repairs made, each also logged as a warning."""
+    created 0600 (so SQLite's journals are 0600 too; not with ``create=False``, the start-up check,
+    which must not leave a database where a command never opens one), any existing file of it or
+    the secret key tightened. The repairs made, each also logged as a warning. Done once per
+    process and database (after the creating call)."""
     key = os.fspath(database)
     with _lock:
         if key in _prepared:
             return []
         repairs = [make_folder_private(database.parent)]
-        create_private_file(database)
+        if create:
+            create_private_file(database)
         for path in (database, *(Path(f"{database}{suffix}") for suffix in JOURNAL_SUFFIXES), secret_key):
             if path is not None:
                 repairs.append(make_file_private(path))
         done = [repair for repair in repairs if repair]
         for repair in done:
             logger.warning("Made the panel's data private: %s.", repair)
-        _prepared.add(key)
+        if create:
+            _prepared.add(key)
         return done
