@@ -53,6 +53,16 @@ def create_private_folder(path: Path) -> bool:
     return True
 
 
+def _chmod(path: Path, mode: int, what: str, st: os.stat_result) -> None:
+    try:
+        os.chmod(path, mode)
+        kept = not os.stat(path).st_mode & 0o077
+    except OSError as exc:
+        raise _refuse(what, st, f"could not be changed ({exc.strerror})") from exc
+    if not kept:  # a file system without Unix modes (some network and FAT mounts) ignores chmod
+        raise _refuse(what, st, "its file system did not keep the change")
+
+
 def make_folder_private(path: Path) -> str | None:
     """Create the folder 0700, or make an existing one that others can open 0700 if this process owns
     it; what was repaired, in words, or None. Raises DataFolderRefused when it cannot be made private."""
@@ -69,10 +79,7 @@ def make_folder_private(path: Path) -> str | None:
     if st.st_mode & stat.S_ISVTX:
         # A sticky folder (like /tmp) is shared by design: closing it would break other programs.
         raise _refuse(what, st, "is a shared folder (sticky bit set), which the panel will not close")
-    try:
-        os.chmod(path, DIR_MODE)
-    except OSError as exc:
-        raise _refuse(what, st, f"could not be changed ({exc.strerror})") from exc
+    _chmod(path, DIR_MODE, what, st)
     return f"the panel data folder was open to other users (mode {_mode(st)}); it is now {DIR_MODE:04o}"
 
 
@@ -87,10 +94,7 @@ def make_file_private(path: Path) -> str | None:
     what = f"The panel's file {path.name}"
     if st.st_uid != os.geteuid():
         raise _refuse(what, st, "belongs to another user, so the panel cannot make it private")
-    try:
-        os.chmod(path, FILE_MODE)
-    except OSError as exc:
-        raise _refuse(what, st, f"could not be changed ({exc.strerror})") from exc
+    _chmod(path, FILE_MODE, what, st)
     return f"{path.name} was readable by other users (mode {_mode(st)}); it is now {FILE_MODE:04o}"
 
 
