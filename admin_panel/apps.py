@@ -28,7 +28,7 @@ def private_data_check(app_configs: Any = None, **kwargs: Any) -> list[checks.Ch
         return []
     database = Path(name)
     try:
-        make_panel_data_private(database=database, secret_key=database.parent / "secret_key")
+        make_panel_data_private(database=database, secret_key=database.parent / "secret_key", create=False)
     except DataFolderRefused as exc:
         return [checks.Error(str(exc), id="memory_panel.E001")]
     return []

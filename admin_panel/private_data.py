@@ -53,6 +53,16 @@ def create_private_folder(path: Path) -> bool:
     return True
 
 
+def _chmod(path: Path, mode: int, what: str, st: os.stat_result) -> None:
+    try:
+        os.chmod(path, mode)
+        kept = not os.stat(path).st_mode & 0o077
+    except OSError as exc:
+        raise _refuse(what, st, f"could not be changed ({exc.strerror})") from exc
+    if not kept:  # a file system without Unix modes (some network and FAT mounts) ignores chmod
+        raise _refuse(what, st, "its file system did not keep the change")
+
+
 def make_folder_private(path: Path) -> str | None:
     """Create the folder 0700, or make an existing one that others can open 0700 if this process owns
     it; what was repaired, in words, or None. Raises DataFolderRefused when it cannot be made private."""
@@ -69,10 +79,7 @@ def make_folder_private(path: Path) -> str | None:
     if st.st_mode & stat.S_ISVTX:
         # A sticky folder (like /tmp) is shared by design: closing it would break other programs.
         raise _refuse(what, st, "is a shared folder (sticky bit set), which the panel will not close")
-    try:
-        os.chmod(path, DIR_MODE)
-    except OSError as exc:
-        raise _refuse(what, st, f"could not be changed ({exc.strerror})") from exc
+    _chmod(path, DIR_MODE, what, st)
     return f"the panel data folder was open to other users (mode {_mode(st)}); it is now {DIR_MODE:04o}"
 
 
@@ -87,10 +94,7 @@ def make_file_private(path: Path) -> str | None:
     what = f"The panel's file {path.name}"
     if st.st_uid != os.geteuid():
         raise _refuse(what, st, "belongs to another user, so the panel cannot make it private")
-    try:
-        os.chmod(path, FILE_MODE)
-    except OSError as exc:
-        raise _refuse(what, st, f"could not be changed ({exc.strerror})") from exc
+    _chmod(path, FILE_MODE, what, st)
     return f"{path.name} was readable by other users (mode {_mode(st)}); it is now {FILE_MODE:04o}"
 
 
@@ -113,21 +117,25 @@ def is_file_database(name: object) -> bool:
     return bool(text) and text != ":memory:" and not text.startswith("file:")
 
 
-def make_panel_data_private(*, database: Path, secret_key: Path | None = None) -> list[str]:
+def make_panel_data_private(*, database: Path, secret_key: Path | None = None, create: bool = True) -> list[str]:
     """Before the database is first opened in this process: its folder private, the database file
-    created 0600 (so SQLite's journals are 0600 too), any existing file of it or the secret key
-    tightened. Once per process and database; the repairs made, each also logged as a warning."""
+    created 0600 (so SQLite's journals are 0600 too; not with ``create=False``, the start-up check,
+    which must not leave a database where a command never opens one), any existing file of it or
+    the secret key tightened. The repairs made, each also logged as a warning. Done once per
+    process and database (after the creating call)."""
     key = os.fspath(database)
     with _lock:
         if key in _prepared:
             return []
         repairs = [make_folder_private(database.parent)]
-        create_private_file(database)
+        if create:
+            create_private_file(database)
         for path in (database, *(Path(f"{database}{suffix}") for suffix in JOURNAL_SUFFIXES), secret_key):
             if path is not None:
                 repairs.append(make_file_private(path))
         done = [repair for repair in repairs if repair]
         for repair in done:
             logger.warning("Made the panel's data private: %s.", repair)
-        _prepared.add(key)
+        if create:
+            _prepared.add(key)
         return done

@@ -53,6 +53,7 @@ def _load_or_create_secret_key(data_dir: Path) -> str:
         fd = os.open(key_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
         return key_file.read_text(encoding="utf-8").strip()
+    os.fchmod(fd, 0o600)  # exactly 0600, whatever the umask took away
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write(key)
     return key

@@ -46,8 +46,10 @@ def _failed_sign_in(port: int) -> int:
 
 
 def test_it_logs_no_line_per_request_even_under_concurrent_load(tmp_path):
+    # The slow-request line (its own test below) is off: on a loaded machine a request of this
+    # burst may well pass its threshold, and whether one does is a matter of speed, not of logging.
     with running_server(hermes_home=tmp_path / "home", data_dir=tmp_path / "data",
-                        extra_args=("--threads", "2")) as server:
+                        extra_args=("--threads", "2"), env={"PANEL_SLOW_REQUEST_MS": "0"}) as server:
         server.wait_for_line("serving on")
         before = len(server.lines)
         statuses: list[int] = []

@@ -186,3 +186,18 @@ def test_it_refuses_to_start_on_an_open_data_folder_it_cannot_make_private(tmp_p
     assert "PANEL_DATA_DIR" in result.stderr
     assert "Traceback" not in result.stderr
     assert _mode(data) == 0o755  # another user's folder is not changed
+
+
+@pytest.mark.slow
+def test_it_keeps_its_data_usable_and_private_under_a_umask_that_takes_the_owners_bits_away(tmp_path):
+    home, data = tmp_path / "home", tmp_path / "data"
+    env = child_env(HERMES_HOME=str(home), PANEL_DATA_DIR=str(data), DJANGO_SUPERUSER_PASSWORD=PANEL_PASSWORD)
+    strict = ["sh", "-c", 'umask 0277 && exec "$0" "$@"']
+    for args in (["migrate", "--noinput", "-v", "0"], ["createsuperuser", "--noinput", "--username", "owner",
+                                                        "--email", "o@example.invalid"]):
+        result = subprocess.run([*strict, sys.executable, str(REPO / "manage.py"), *args], cwd=REPO, env=env,
+                                capture_output=True, text=True, timeout=180)
+        assert result.returncode == 0, result.stderr
+
+    assert _mode(data) == 0o700
+    assert {path.name: _mode(path) for path in data.iterdir()} == {"panel.sqlite3": 0o600, "secret_key": 0o600}
