@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_core import safe_paths
 from memory_core.entries import DELIMITER, split_pieces
 
 BACKUP_FAILED_SUFFIX = " (BACKUP FAILED — file unchanged on disk)"
@@ -67,20 +68,24 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def write_backup(memories_dir: Path, file_name: str, text: str, *, clock: Callable[[], float] = time.time) -> str:
+def write_backup(
+    memories_dir: Path, file_name: str, text: str, *, clock: Callable[[], float] = time.time, home: Path | None = None
+) -> str:
     """Save ``text`` to the first free ``<FILE>.bak.<S>[.<n>]`` and return its absolute path.
 
-    Created with O_EXCL (never through a link, never over an earlier backup). On any other
-    failure the returned path carries the BACKUP FAILED suffix and nothing is raised.
+    Created with O_EXCL (never through a link, never over an earlier backup, never in a folder
+    reached through a link out of the home). On any other failure the returned path carries the
+    BACKUP FAILED suffix and nothing is raised.
     """
+    home = Path(memories_dir).absolute().parent if home is None else Path(home)
     base = memories_dir.absolute() / f"{file_name}.bak.{int(clock())}"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
     data = text.encode("utf-8")
     attempt = 0
     while True:
         candidate = base if attempt == 0 else base.with_name(f"{base.name}.{attempt}")
         try:
-            fd = os.open(candidate, flags, 0o666)
+            fd = safe_paths.open_in_home(candidate, home, flags, 0o666, follow_last=False)
         except FileExistsError:
             attempt += 1
             continue

@@ -70,9 +70,17 @@ def _drift_text(file_name: str) -> str:
     ) % {"file": file_name}
 
 
+def _linked_text(name: str) -> str:
+    return _(
+        "%(name)s is a link to a file outside the agent's home; the panel does not read or write through links."
+    ) % {"name": name}
+
+
 def write_refusal(state: StoreState | StoreFile) -> str:
     """Why the panel will not write this store right now ("" when it will). For display: the
     write itself is refused (or not) by memory_core under the lock."""
+    if state.linked:
+        return _linked_text(state.linked_name or state.file_name)
     if not state.readable:
         return _unreadable_text(state.file_name, state.error)
     if state.drift is not None:
@@ -87,6 +95,8 @@ def file_refusal_text(result: dict[str, Any], target: str) -> str:
         return ""
     file_name = FILE_NAMES.get(target, "")
     error = str(result.get("error", ""))
+    if result.get("linked"):
+        return _linked_text(str(result["linked"]))
     if "drift_backup" in result or _DRIFT.fullmatch(error):
         return _drift_text(file_name)
     match = _UNREADABLE.fullmatch(error)
@@ -119,8 +129,10 @@ def _refused(result: dict[str, Any], target: str, text: str | None = None) -> Wr
 
 def _write_failed(exc: RuntimeError) -> WriteOutcome:
     """memory_core raises when the file itself cannot be written (disk full, read-only folder);
-    the old file is left as it was."""
-    return WriteOutcome(ok=False, message=_("The entry could not be written; nothing was changed."), error=str(exc))
+    the old file is left as it was. The exception's own text names absolute paths: only its
+    ``reason`` (names relative to the home) is shown."""
+    reason = getattr(exc, "reason", "") or _("The file could not be written.")
+    return WriteOutcome(ok=False, message=_("The entry could not be written; nothing was changed."), error=reason)
 
 
 def add_entry(*, home: Path, user: User, target: str, content: str) -> WriteOutcome:

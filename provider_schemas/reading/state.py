@@ -196,7 +196,7 @@ def active_provider(*, home: Path) -> str:
 
 
 def _read_active_provider(path: Path) -> str:
-    doc = read_yaml_doc(path)
+    doc = read_yaml_doc(path, home=Path(path).parent)
     memory = doc.data.get("memory") if doc.error is None else None
     if not isinstance(memory, Mapping):
         return ""

@@ -64,7 +64,7 @@ def resolve_target(home: Path, *, env_host: str | None) -> tuple[HonchoTarget, J
     """
     path, shared = choose_file(home)
     label = display_path(path, home=home)
-    doc = read_json_doc(path, label=label)
+    doc = read_json_doc(path, label=label, home=home)
     explicit = (env_host or os.environ.get("HERMES_HONCHO_HOST", "")).strip()
     if explicit:
         return HonchoTarget(path, label, shared, explicit, "env"), doc
