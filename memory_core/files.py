@@ -86,7 +86,9 @@ _TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL
 
 def is_temp_name(name: str) -> bool:
     """The temp names ``atomic_write_text`` makes (``.mem_<8 hex>.tmp``)."""
-    middle = name[len(TEMP_PREFIX) : -len(TEMP_SUFFIX)] if len(name) == 17 else ""
+    if len(name) != len(TEMP_PREFIX) + 8 + len(TEMP_SUFFIX):
+        return False
+    middle = name[len(TEMP_PREFIX) : -len(TEMP_SUFFIX)]
     return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX) and all(c in "0123456789abcdef" for c in middle)
 
 
