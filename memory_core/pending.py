@@ -228,7 +228,8 @@ def approve_record(
     try:
         result = replay(record.get("payload"), store, refuse_drift=refuse_drift)
     except (TypeError, ValueError, AttributeError, RuntimeError) as exc:
-        return msg.failure(str(exc))
+        # A failed write's own text names absolute paths; its reason says the same in words.
+        return msg.failure(getattr(exc, "reason", None) or str(exc))
     if result.get("success"):
         discard_pending(home, record["id"])
     return result

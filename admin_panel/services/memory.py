@@ -111,8 +111,18 @@ def _audit(
     record(user=user, channel="panel", home=home, kind=kind, summary=summary, details=details)
 
 
-def _refused(result: dict[str, Any], target: str, text: str | None = None) -> WriteOutcome:
+def shown_error(result: dict[str, Any]) -> str:
+    """The store's refusal as the panel shows it: the drift backup named relative to the home
+    (memory_core's text names it by its absolute path, as the agent's does)."""
     error = str(result.get("error", ""))
+    backup = result.get("drift_backup")
+    if isinstance(backup, str) and backup and backup in error:
+        error = error.replace(backup, "memories/" + backup.rsplit("/", 1)[-1])
+    return error
+
+
+def _refused(result: dict[str, Any], target: str, text: str | None = None) -> WriteOutcome:
+    error = shown_error(result)
     refusal = file_refusal_text(result, target)
     if refusal:
         # The store's text stays beside it: for drift it names the backup just written.
@@ -390,7 +400,7 @@ def reject_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOut
         result = pending.reject(home, pending_id)
         ok = bool(result.get("success"))
         outcomes.append(
-            PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=str(result.get("error", "")))
+            PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=shown_error(result))
         )
         if ok:
             _audit(
