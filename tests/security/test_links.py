@@ -210,9 +210,8 @@ def test_it_refuses_a_session_database_linked_out_of_the_home(owner_client, home
     outside.write_bytes(b"")
     (home / "state.db").symlink_to(outside)
 
-    with pytest.raises(HistoryUnavailable) as caught:
-        with open_history(home):
-            pass
+    with pytest.raises(HistoryUnavailable) as caught, open_history(home):
+        pass
 
     assert caught.value.state == "unreadable"
     assert "link to a file outside the agent's home" in caught.value.detail
