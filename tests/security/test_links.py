@@ -195,7 +195,7 @@ def test_it_refuses_to_save_a_linked_config_yaml(owner_client, home, tmp_path):
     assert page.status_code == 200 and saved.status_code < 500 and activated.status_code == 409
     assert "config.yaml is a link to a file outside the agent&#x27;s home" in saved.content.decode()
     assert "config.yaml is a link to a file outside the agent's home" in activated.json()["detail"]
-    with pytest.raises(ValueError, match="config.yaml is a link to a file outside the agent's home"):
+    with pytest.raises(ValueError, match=r"config\.yaml is a link to a file outside the agent's home"):
         set_write_approval(home, True)
     assert outside.read_bytes() == before
     assert yaml.safe_load(outside.read_text()) == {"memory": {"memory_char_limit": 1234}}
