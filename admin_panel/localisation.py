@@ -536,7 +536,7 @@ MESSAGE_TEMPLATES = (
         "Nothing was changed."
     ),
     # a store file that could not be written (memory_core.files.write_failure_reason)
-    gettext_noop("%(folder)s is read-only for the panel (permission denied): nothing was changed."),
+    gettext_noop("%(folder)s is read-only (permission denied): nothing was changed."),
     gettext_noop("%(folder)s is on a read-only file system: nothing was changed."),
     gettext_noop("The disk is full: nothing was changed."),
     gettext_noop("%(file)s could not be written (%(problem)s): nothing was changed."),

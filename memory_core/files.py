@@ -130,7 +130,7 @@ def write_failure_reason(exc: BaseException, *, folder: str, file_name: str) -> 
     if number == errno.EROFS:
         return f"{folder} is on a read-only file system: nothing was changed."
     if number in (errno.EACCES, errno.EPERM):
-        return f"{folder} is read-only for the panel (permission denied): nothing was changed."
+        return f"{folder} is read-only (permission denied): nothing was changed."
     detail = getattr(exc, "strerror", None) or type(exc).__name__
     return f"{file_name} could not be written ({detail}): nothing was changed."
 
