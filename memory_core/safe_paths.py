@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -229,16 +228,3 @@ def remove_stale_temps(
             os.unlink(entry.path)
             removed.append(entry.name)
     return removed
-
-
-def process_start_time() -> float:
-    """When this process started (seconds since the epoch), from /proc where there is one."""
-    try:
-        with open(f"/proc/{os.getpid()}/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        ticks = int(fields[19])
-        with open("/proc/stat", "rb") as handle:
-            boot = next(int(line.split()[1]) for line in handle if line.startswith(b"btime "))
-        return boot + ticks / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError, StopIteration, AttributeError):
-        return time.time()

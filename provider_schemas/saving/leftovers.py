@@ -10,9 +10,11 @@ Two kinds, each removed only where nobody can be writing it:
   this process holds both stores' locks, taken without waiting (a busy lock: that folder is left
   for the next start).
 
-Either way only regular files last changed before this process started, only in the home's own
-folders (the home, its direct subfolders, ``memories/``, and the same in each profile), never
-through a link. Nothing else is touched.
+The locks are what guarantees that no live process is writing a removed file; when the home lock
+is this process's only (its file cannot be opened, so other processes are not excluded), provider
+temps are left alone. On top of that only regular files last changed before the clean-up began
+are removed, only in the home's own folders (the home, its direct subfolders, ``memories/``, and
+the same in each profile), never through a link. Nothing else is touched.
 """
 
 from __future__ import annotations
@@ -20,13 +22,14 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import time
 from pathlib import Path
 
 from memory_core import safe_paths
 from memory_core.files import is_temp_name
 from memory_core.locking import exclusive_lock
 from provider_schemas.saving import journal
-from provider_schemas.saving.locks import home_lock
+from provider_schemas.saving.locks import held_home, home_lock
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +59,8 @@ def _remove_in_home(home: Path, started: float) -> list[str]:
     removed: list[str] = []
     with home_lock(home):
         keep = {str(path) for path in journal.protected_temps(home)}
-        for folder in _folders(home):
+        other_processes_excluded = held_home() is not None
+        for folder in _folders(home) if other_processes_excluded else ():
             names = safe_paths.remove_stale_temps(
                 folder,
                 home,
@@ -84,8 +88,8 @@ def _remove_in_home(home: Path, started: float) -> list[str]:
 
 def remove_leftover_temps(*, home: Path, started: float | None = None) -> list[str]:
     """Remove the panel's leftover temp files in ``home`` and its profiles; returns their names
-    (relative to ``home``). ``started`` defaults to this process's start time."""
-    started = safe_paths.process_start_time() if started is None else started
+    (relative to ``home``). Files changed at or after ``started`` (default: now) are kept."""
+    started = time.time() if started is None else started
     home = Path(home)
     removed: list[str] = []
     for each in _profile_homes(home):
