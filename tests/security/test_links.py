@@ -182,6 +182,22 @@ def test_it_refuses_to_save_a_linked_honcho_file(owner_client, home, tmp_path):
     assert _listing(outside.parent) == ["honcho.json"]
 
 
+def test_it_does_not_create_or_lock_a_file_through_a_linked_honcho_lock(owner_client, home, tmp_path):
+    write(home / "honcho.json", '{"hosts": {"hermes": {"workspace": "w"}}}\n')
+    target = tmp_path / "elsewhere" / "created-through-the-link"
+    target.parent.mkdir()
+    (home / "honcho.json.lock").symlink_to(target)
+
+    shown = owner_client.get("/providers/honcho/")
+    response = _put(owner_client, "honcho", {"baseUrl": "http://127.0.0.1:8000"})
+
+    assert shown.status_code == 200
+    assert response.status_code == 409
+    assert "honcho.json.lock is a link to a file outside the agent's home" in response.json()["detail"]
+    assert not target.exists()
+    assert json.loads((home / "honcho.json").read_text()) == {"hosts": {"hermes": {"workspace": "w"}}}
+
+
 def test_it_refuses_to_save_a_linked_config_yaml(owner_client, home, tmp_path):
     outside = write(tmp_path / "elsewhere" / "config.yaml", "memory:\n  memory_char_limit: 1234\n", 0o644)
     (home / "config.yaml").symlink_to(outside)
