@@ -168,14 +168,18 @@ def test_it_refuses_to_save_a_secret_into_a_linked_env_file_and_does_not_show_it
 
 
 def test_it_refuses_to_save_a_linked_honcho_file(owner_client, home, tmp_path):
-    outside = write(tmp_path / "elsewhere" / "honcho.json", '{"hosts": {"hermes": {"workspace": "w"}}}\n', 0o644)
+    outside = write(tmp_path / "elsewhere" / "honcho.json",
+                    '{"hosts": {"hermes": {"workspace": "outside-workspace-name"}}}\n', 0o644)
     (home / "honcho.json").symlink_to(outside)
     before = outside.read_bytes()
 
     shown = owner_client.get("/api/memory/providers/honcho/config")
+    page = owner_client.get("/providers/honcho/")
     response = _put(owner_client, "honcho", {"baseUrl": "http://127.0.0.1:8000"})
 
-    assert shown.status_code == 200
+    assert shown.status_code == 200 and page.status_code == 200
+    assert "outside-workspace-name" not in shown.content.decode() + page.content.decode()
+    assert "honcho.json is a link to a file outside the agent" in page.content.decode()
     assert response.status_code == 409
     assert "honcho.json is a link to a file outside the agent's home" in response.json()["detail"]
     assert outside.read_bytes() == before
@@ -199,7 +203,7 @@ def test_it_does_not_create_or_lock_a_file_through_a_linked_honcho_lock(owner_cl
 
 
 def test_it_refuses_to_save_a_linked_config_yaml(owner_client, home, tmp_path):
-    outside = write(tmp_path / "elsewhere" / "config.yaml", "memory:\n  memory_char_limit: 1234\n", 0o644)
+    outside = write(tmp_path / "elsewhere" / "config.yaml", "memory:\n  memory_char_limit: 4321\n", 0o644)
     (home / "config.yaml").symlink_to(outside)
     before = outside.read_bytes()
 
@@ -209,12 +213,13 @@ def test_it_refuses_to_save_a_linked_config_yaml(owner_client, home, tmp_path):
                                  content_type="application/json")
 
     assert page.status_code == 200 and saved.status_code < 500 and activated.status_code == 409
+    assert 'value="4321"' not in page.content.decode() and 'value="2200"' in page.content.decode()
     assert "config.yaml is a link to a file outside the agent&#x27;s home" in saved.content.decode()
     assert "config.yaml is a link to a file outside the agent's home" in activated.json()["detail"]
     with pytest.raises(ValueError, match=r"config\.yaml is a link to a file outside the agent's home"):
         set_write_approval(home, True)
     assert outside.read_bytes() == before
-    assert yaml.safe_load(outside.read_text()) == {"memory": {"memory_char_limit": 1234}}
+    assert yaml.safe_load(outside.read_text()) == {"memory": {"memory_char_limit": 4321}}
     assert _listing(outside.parent) == ["config.yaml"]
 
 
@@ -231,3 +236,16 @@ def test_it_refuses_a_session_database_linked_out_of_the_home(owner_client, home
 
     assert caught.value.state == "unreadable"
     assert "link to a file outside the agent's home" in caught.value.detail
+
+
+def test_it_explains_a_linked_store_and_its_refusal_in_chinese(owner_client, home, outside):
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").symlink_to(outside)
+    owner_client.post("/i18n/setlang/", {"language": "zh-hans", "next": "/"})
+
+    page = owner_client.get("/memory/").content.decode()
+    refused = owner_client.post("/memory/memory/add/", {"content": "New fact."}).content.decode()
+
+    assert "链接，只读" in page
+    assert "memories/MEMORY.md 是指向智能体主目录之外文件的链接。" in page
+    assert "是指向智能体主目录之外文件的链接；面板不会通过链接" in refused
