@@ -93,7 +93,7 @@ def test_it_keeps_memory_md_when_the_disk_fills_during_an_add(owner_client, home
     assert fault.fired
     assert response.status_code < 500
     assert response.status_code == 409
-    assert "could not be written; nothing was changed" in text and "No space left on device" in text
+    assert "could not be written; nothing was changed" in text and "The disk is full: nothing was changed." in text
     assert {k: v for k, v in snapshot(home).items() if not k.endswith(".lock")} == {
         k: v for k, v in before.items() if not k.endswith(".lock")}
     assert leftovers(home) == []
