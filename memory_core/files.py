@@ -51,7 +51,7 @@ def read_store_file(path: Path, *, home: Path | None = None) -> FileRead:
         fd = safe_paths.open_in_home(path, home, flags)
     except safe_paths.LinkOutsideHome:
         return FileRead(exists=True, text=None, error=safe_paths.LINK_PROBLEM, linked=True)
-    except (FileNotFoundError, NotADirectoryError):
+    except FileNotFoundError:
         return FileRead(exists=False, text="")
     except OSError as exc:
         return FileRead(exists=True, text=None, error=_os_reason(exc))

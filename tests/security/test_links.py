@@ -249,3 +249,28 @@ def test_it_explains_a_linked_store_and_its_refusal_in_chinese(owner_client, hom
     assert "链接，只读" in page
     assert "memories/MEMORY.md 是指向智能体主目录之外文件的链接。" in page
     assert "是指向智能体主目录之外文件的链接；面板不会通过链接" in refused
+
+
+def test_it_does_not_follow_a_link_swapped_in_between_the_check_and_the_open(home, tmp_path, monkeypatch):
+    from memory_core import safe_paths
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("Fact.", encoding="utf-8")
+    checked = safe_paths._resolved_parts
+
+    def check_then_swap(path, root):
+        parts = checked(path, root)  # the check passes: memories/ is a real folder here
+        if (home / "memories").is_dir() and not (home / "memories").is_symlink():
+            (home / "memories").rename(home / "memories-moved")
+            (home / "memories").symlink_to(elsewhere, target_is_directory=True)
+        return parts
+
+    monkeypatch.setattr(safe_paths, "_resolved_parts", check_then_swap)
+    result = memory_core.add_entry(home=home, target="memory", content="New fact.")
+
+    assert result["success"] is False
+    assert "is a link to a file outside the agent's home" in result["error"]
+    assert _listing(elsewhere) == []
+    assert (home / "memories-moved" / "MEMORY.md").read_text(encoding="utf-8") == "Fact."
