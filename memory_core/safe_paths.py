@@ -21,7 +21,8 @@ _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _WALKS = os.open in os.supports_dir_fd and bool(_NOFOLLOW) and bool(_DIRECTORY)
 
-LINK_PROBLEM = "it is a link to a file outside the agent's home; the panel does not read or write through links"
+_LINK_TAIL = "is a link to a file outside the agent's home; the panel does not read or write through links"
+LINK_PROBLEM = f"it {_LINK_TAIL}"
 
 
 class LinkOutsideHome(OSError):
@@ -29,7 +30,7 @@ class LinkOutsideHome(OSError):
 
     def __init__(self, name: str) -> None:
         self.name = name
-        self.reason = f"{name} is a link to a file outside the agent's home; the panel does not read or write through links"  # noqa: E501
+        self.reason = f"{name} {_LINK_TAIL}"
         super().__init__(errno.ELOOP, self.reason)
 
     def __str__(self) -> str:
@@ -45,7 +46,7 @@ def _inside(real: str, root: str) -> bool:
 
 
 def display_name(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> str:
-    """``path`` as messages show it: relative to the home (never absolute); a directory ends in ``/``."""
+    """``path`` as messages show it: relative to the home, else its last component (never absolute)."""
     absolute, base = os.path.abspath(path), os.path.abspath(home)
     if _inside(absolute, base):
         rel = os.path.relpath(absolute, base)
