@@ -514,6 +514,32 @@ MESSAGE_TEMPLATES = (
     gettext_noop("Cannot save: %(file)s is not valid %(format)s (%(problem)s). Fix or remove the file first."),
     gettext_noop("%(file)s is not valid %(format)s (%(problem)s). Fix or remove the file first."),
     gettext_noop("Secret store unavailable: %(reason)s"),
+    # files reached through a link out of the agent's home (docs/safe_paths.md)
+    gettext_noop(
+        "Cannot save: %(file)s is a link to a file outside the agent's home; the panel does not write through "
+        "links. Nothing was changed."
+    ),
+    gettext_noop(
+        "%(name)s is a link to a file outside the agent's home; the panel does not read or write through links."
+    ),
+    gettext_noop(
+        "Refusing to write %(file)s: %(name)s is a link to a file outside the agent's home; the panel does not "
+        "write through links. Nothing was changed."
+    ),
+    gettext_noop(
+        "%(name)s is a link to a file outside the agent's home; the panel does not write through links. "
+        "Nothing was changed."
+    ),
+    gettext_noop("config.yaml is a link to a file outside the agent's home and was not read"),
+    gettext_noop(
+        "config.yaml is a link to a file outside the agent's home; the panel does not write through links. "
+        "Nothing was changed."
+    ),
+    # a store file that could not be written (memory_core.files.write_failure_reason)
+    gettext_noop("%(folder)s is read-only (permission denied): nothing was changed."),
+    gettext_noop("%(folder)s is on a read-only file system: nothing was changed."),
+    gettext_noop("The disk is full: nothing was changed."),
+    gettext_noop("%(file)s could not be written (%(problem)s): nothing was changed."),
     gettext_noop("Memory provider '%(name)s' is not ready (%(status)s). Configure it in the dashboard first."),
     # notices of provider_schemas.reading.state and traps
     gettext_noop(

@@ -341,6 +341,18 @@ def run(options: dict[str, Any], *, home: str | os.PathLike[str], out: TextIO, e
     if refusal:
         output.error(refusal["error"])
         return EXIT_INVALID
+    try:
+        result = _write(action, options, home=home, target=target)
+    except RuntimeError as exc:  # the file could not be written; the old one is left as it was
+        output.error(getattr(exc, "reason", None) or str(exc))
+        return EXIT_REFUSED
+    if result is None:
+        output.error(f"unknown action {action!r}")
+        return EXIT_INVALID
+    return _print_result(output, result)
+
+
+def _write(action: object, options: dict[str, Any], *, home: Path, target: str) -> dict[str, Any] | None:
     if action == "add":
         result = add_entry(home=home, target=target, content=_read_text_argument(options["content"]))
     elif action == "replace":
@@ -353,9 +365,8 @@ def run(options: dict[str, Any], *, home: str | os.PathLike[str], out: TextIO, e
     elif action == "remove":
         result = remove_entry(home=home, target=target, old_text=options["old_text"])
     else:
-        output.error(f"unknown action {action!r}")
-        return EXIT_INVALID
-    return _print_result(output, result)
+        return None
+    return result
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -61,12 +61,16 @@ MAX_CONFIG_BYTES = 1024 * 1024
 
 
 def _read_yaml(path: Path) -> tuple[Any, str]:
+    from memory_core import safe_paths
+
     try:
         if path.stat().st_size > MAX_CONFIG_BYTES:
             return {}, f"config.yaml is larger than {MAX_CONFIG_BYTES // 1024} KB and was not read"
-        text = path.read_text(encoding="utf-8")
+        text = safe_paths.read_bytes(path, path.absolute().parent).decode("utf-8")
     except FileNotFoundError:
         return {}, ""
+    except safe_paths.LinkOutsideHome:
+        return {}, "config.yaml is a link to a file outside the agent's home and was not read"
     except (OSError, UnicodeDecodeError) as exc:
         return {}, f"config.yaml could not be read: {exc.__class__.__name__}"
     try:
@@ -136,11 +140,19 @@ def set_write_approval(home: str | os.PathLike[str] | None, enabled: bool) -> No
     """
     from ruamel.yaml import YAML
 
+    from memory_core import safe_paths
+
     path = config_path(home)
+    root = resolve_home(home)
+    if safe_paths.leaving_link(path, root) is not None:
+        raise ValueError(
+            "config.yaml is a link to a file outside the agent's home; the panel does not write through links. "
+            "Nothing was changed."
+        )
     round_trip = YAML()
     round_trip.preserve_quotes = True
     try:
-        text = path.read_text(encoding="utf-8")
+        text = safe_paths.read_bytes(path, root).decode("utf-8")
     except FileNotFoundError:
         text = ""
     document = round_trip.load(text) if text.strip() else None
@@ -163,7 +175,8 @@ def set_write_approval(home: str | os.PathLike[str] | None, enabled: bool) -> No
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(temp_name, mode)
-        os.replace(temp_name, path)
+        safe_paths.check_inside(path, root)  # again, just before: a link swapped in is not followed
+        os.replace(temp_name, os.path.realpath(path))
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp_name)

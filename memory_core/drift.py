@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_core import safe_paths
 from memory_core.entries import DELIMITER, split_pieces
 
 BACKUP_FAILED_SUFFIX = " (BACKUP FAILED — file unchanged on disk)"
@@ -73,17 +74,21 @@ def text_digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def write_backup(memories_dir: Path, file_name: str, text: str, *, clock: Callable[[], float] = time.time) -> str:
+def write_backup(
+    memories_dir: Path, file_name: str, text: str, *, clock: Callable[[], float] = time.time, home: Path | None = None
+) -> str:
     """Save ``text`` to the first free ``<FILE>.bak.<S>[.<n>]`` and return its absolute path.
 
     The text goes to a temporary file first, which is linked to the backup's name only once it is
     complete (a link never replaces an earlier backup and never follows one); so a full disk leaves
-    no empty or partial backup. On any failure the returned path carries the BACKUP FAILED suffix,
-    nothing is left behind and nothing is raised.
+    no empty or partial backup. Nothing is written in a folder reached through a link out of the
+    home. On any failure the returned path carries the BACKUP FAILED suffix, nothing is left behind
+    and nothing is raised.
     """
+    home = Path(memories_dir).absolute().parent if home is None else Path(home)
     base = memories_dir.absolute() / f"{file_name}.bak.{int(clock())}"
     try:
-        temp = _complete_temp(memories_dir, text.encode("utf-8"))
+        temp = _complete_temp(memories_dir, home, text.encode("utf-8"))
     except OSError as exc:
         return f"{base}{_failed(exc)}"
     except UnicodeEncodeError:
@@ -114,14 +119,14 @@ def backup_failed_on_full_disk(text: str) -> bool:
     return DISK_FULL_MARK + BACKUP_FAILED_SUFFIX in text
 
 
-def _complete_temp(directory: Path, data: bytes) -> str:
+def _complete_temp(directory: Path, home: Path, data: bytes) -> str:
     """A new ``.mem_*.tmp`` file (0666 before the umask, like the backups always were) holding
     ``data``, synced; removed again if any step fails."""
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
     for _attempt in range(100):
         name = os.path.join(directory.absolute(), f".mem_{os.urandom(4).hex()}.tmp")
         try:
-            fd = os.open(name, flags, 0o666)
+            fd = safe_paths.open_in_home(name, home, flags, 0o666, follow_last=False)
         except FileExistsError:
             continue
         try:

@@ -9,6 +9,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_core import safe_paths
 from memory_core.entries import decode_store_bytes
 
 
@@ -24,6 +25,8 @@ class FileRead:
     text: str | None
     error: str | None = None
     size: int = 0
+    # The path leads out of the home through a link: nothing was read (docs/safe_paths.md).
+    linked: bool = False
 
     @property
     def readable(self) -> bool:
@@ -34,11 +37,20 @@ def _os_reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-def read_store_file(path: Path) -> FileRead:
+def home_of(path: Path) -> Path:
+    """The home of a store file or backup: ``<home>/memories/<name>``."""
+    return Path(path).absolute().parent.parent
+
+
+def read_store_file(path: Path, *, home: Path | None = None) -> FileRead:
+    """Never follows a link out of ``home`` (default: the home ``path`` is in)."""
+    home = home_of(path) if home is None else Path(home)
     # O_NONBLOCK: a FIFO put in place of the file must not hang the reader.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = os.open(path, flags)
+        fd = safe_paths.open_in_home(path, home, flags)
+    except safe_paths.LinkOutsideHome:
+        return FileRead(exists=True, text=None, error=safe_paths.LINK_PROBLEM, linked=True)
     except FileNotFoundError:
         return FileRead(exists=False, text="")
     except OSError as exc:
@@ -67,36 +79,87 @@ def read_store_file(path: Path) -> FileRead:
     return FileRead(exists=True, text=text, size=len(raw))
 
 
-_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+TEMP_PREFIX = ".mem_"
+TEMP_SUFFIX = ".tmp"
+_TEMP_FLAGS = os.O_RDWR | os.O_CREAT | os.O_EXCL
 
 
-def _make_temp(directory: Path) -> tuple[int, str]:
-    """``.mem_<8 random chars>.tmp``, created exclusively with mode 0600 (like ``mkstemp``, whose
+def is_temp_name(name: str) -> bool:
+    """The temp names ``atomic_write_text`` makes (``.mem_<8 hex>.tmp``)."""
+    if len(name) != len(TEMP_PREFIX) + 8 + len(TEMP_SUFFIX):
+        return False
+    middle = name[len(TEMP_PREFIX) : -len(TEMP_SUFFIX)]
+    return name.startswith(TEMP_PREFIX) and name.endswith(TEMP_SUFFIX) and all(c in "0123456789abcdef" for c in middle)
+
+
+class StoreWriteError(RuntimeError):
+    """A store file could not be written; the old file is left as it was.
+
+    ``str()`` is §10's ``Failed to write memory file <path>: <error>``; ``reason`` says the same in
+    words a person can be shown (names relative to the home, never an absolute path)."""
+
+    def __init__(self, text: str, reason: str) -> None:
+        super().__init__(text)
+        self.reason = reason
+
+
+def _make_temp(dir_fd: int | None, directory: str) -> tuple[int, str]:
+    """``.mem_<8 random hex>.tmp``, created exclusively with mode 0600 (like ``mkstemp``, whose
     import alone costs more than a write)."""
     for _attempt in range(100):
-        suffix = os.urandom(4).hex()
-        name = os.path.join(directory, f".mem_{suffix}.tmp")
+        name = f"{TEMP_PREFIX}{os.urandom(4).hex()}{TEMP_SUFFIX}"
+        full = name if dir_fd is not None else os.path.join(directory, name)
         try:
-            return os.open(name, _TEMP_FLAGS, 0o600), name
+            return os.open(full, _TEMP_FLAGS | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0), 0o600,
+                           dir_fd=dir_fd), full
         except FileExistsError:
             continue
-    raise FileExistsError(errno.EEXIST, "No usable temporary file name found", str(directory))
+    raise FileExistsError(errno.EEXIST, "No usable temporary file name found")
 
 
-def atomic_write_text(path: Path, text: str) -> None:
+def write_failure_reason(exc: BaseException, *, folder: str, file_name: str) -> str:
+    """What went wrong, in words, naming only ``folder``/``file_name`` (relative to the home)."""
+    if isinstance(exc, safe_paths.LinkOutsideHome):
+        return (
+            f"{exc.name} is a link to a file outside the agent's home; the panel does not write through "
+            "links. Nothing was changed."
+        )
+    number = getattr(exc, "errno", None)
+    if number == errno.ENOSPC or number == getattr(errno, "EDQUOT", -1):
+        return "The disk is full: nothing was changed."
+    if number == errno.EROFS:
+        return f"{folder} is on a read-only file system: nothing was changed."
+    if number in (errno.EACCES, errno.EPERM):
+        return f"{folder} is read-only (permission denied): nothing was changed."
+    detail = getattr(exc, "strerror", None) or type(exc).__name__
+    return f"{file_name} could not be written ({detail}): nothing was changed."
+
+
+def atomic_write_text(path: Path, text: str, *, home: Path | None = None) -> None:
     """Replace ``path`` with ``text`` (UTF-8) so readers see the old or the new file, never a mix.
 
-    Temp file ``.mem_*.tmp`` (0600) beside the file, fsync, ``os.replace``. A symlinked file is
-    replaced at its real path so the link survives. Raises RuntimeError on failure, leaving the
-    old file in place and no temp file behind.
+    Temp file ``.mem_*.tmp`` (0600) in the file's real folder, fsync, rename over the real file: a
+    link inside the home is kept and its target replaced (as the agent does); a path leading out of
+    the home through a link is refused and nothing is written (docs/safe_paths.md). Raises
+    ``StoreWriteError`` (a RuntimeError) on failure, leaving the old file in place and no temp
+    file behind.
     """
-    temp_name: str | None = None
+    home = home_of(path) if home is None else Path(home)
+    folder = safe_paths.display_name(Path(path).parent, home) + "/"
     try:
         data = text.encode("utf-8")
-        directory = path.parent
-        directory.mkdir(parents=True, exist_ok=True)
-        destination = Path(os.path.realpath(path)) if path.is_symlink() else path
-        fd, temp_name = _make_temp(directory)
+        safe_paths.make_dirs(Path(path).parent, home)
+        with safe_paths.parent_dir(path, home) as (dir_fd, name):
+            _write_in(dir_fd, name, data)
+    except Exception as exc:
+        reason = write_failure_reason(exc, folder=folder, file_name=Path(path).name)
+        raise StoreWriteError(f"Failed to write memory file {path}: {exc}", reason) from exc
+
+
+def _write_in(dir_fd: int | None, name: str, data: bytes) -> None:
+    """Temp beside ``name`` (in the folder ``dir_fd``), fsync, rename over it; no temp left on failure."""
+    fd, temp_name = _make_temp(dir_fd, os.path.dirname(name))
+    try:
         try:
             view = memoryview(data)
             while view:
@@ -105,24 +168,31 @@ def atomic_write_text(path: Path, text: str) -> None:
         finally:
             os.close(fd)
         try:
-            os.replace(temp_name, destination)
+            os.replace(temp_name, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
         except OSError as exc:
             if exc.errno not in (errno.EXDEV, errno.EBUSY):
                 raise
-            _copy_into_place(temp_name, destination)
-    except Exception as exc:
-        if temp_name is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temp_name)
-        raise RuntimeError(f"Failed to write memory file {path}: {exc}") from exc
+            _copy_into_place(dir_fd, temp_name, name, data)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp_name, dir_fd=dir_fd)
+        raise
+    if dir_fd is not None:
+        with contextlib.suppress(OSError):
+            os.fsync(dir_fd)
 
 
-def _copy_into_place(temp_name: str, destination: Path) -> None:
-    """Fallback when rename cannot work (target on another filesystem, bind-mounted file)."""
-    import shutil
-
-    shutil.copyfile(temp_name, destination)
-    shutil.copystat(temp_name, destination)
-    with contextlib.suppress(OSError), open(destination, "rb+") as handle:
-        os.fsync(handle.fileno())
-    os.unlink(temp_name)
+def _copy_into_place(dir_fd: int | None, temp_name: str, name: str, data: bytes) -> None:
+    """Fallback when rename cannot work (bind-mounted file): the bytes written in place."""
+    fd = os.open(name, os.O_WRONLY | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0),
+                 dir_fd=dir_fd)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+        with contextlib.suppress(OSError):
+            os.fchmod(fd, 0o600)
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+    os.unlink(temp_name, dir_fd=dir_fd)

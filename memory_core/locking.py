@@ -12,13 +12,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from memory_core import safe_paths
+
 try:
     import fcntl
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
     import msvcrt
 
-_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_OPEN_FLAGS = os.O_RDWR | os.O_CREAT | os.O_APPEND
 
 
 class LockOpenError(OSError):
@@ -34,20 +36,29 @@ def lock_path_for(path: Path) -> Path:
 
 
 @contextmanager
-def exclusive_lock(lock_path: Path) -> Iterator[None]:
-    """Block until this process holds the writer lock of ``lock_path``."""
+def exclusive_lock(lock_path: Path, *, home: Path | None = None, blocking: bool = True) -> Iterator[bool]:
+    """Block until this process holds the writer lock of ``lock_path`` (``<home>/memories/<FILE>.lock``;
+    opened without following any link, docs/safe_paths.md). With ``blocking=False`` it yields
+    False at once when another process holds it."""
+    home = Path(lock_path).absolute().parent.parent if home is None else Path(home)
     try:
-        fd = os.open(lock_path, _OPEN_FLAGS, 0o600)
+        fd = safe_paths.open_in_home(lock_path, home, _OPEN_FLAGS, 0o600, follow_last=False)
     except OSError as exc:
         raise LockOpenError(exc.strerror or str(exc)) from exc
     try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-        else:
-            os.lseek(fd, 0, os.SEEK_SET)
-            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
         try:
-            yield
+            if fcntl is not None:
+                fcntl.flock(fd, fcntl.LOCK_EX if blocking else fcntl.LOCK_EX | fcntl.LOCK_NB)
+            else:
+                os.lseek(fd, 0, os.SEEK_SET)
+                msvcrt.locking(fd, msvcrt.LK_LOCK if blocking else msvcrt.LK_NBLCK, 1)
+        except (BlockingIOError, PermissionError):
+            if blocking:
+                raise
+            yield False
+            return
+        try:
+            yield True
         finally:
             try:
                 if fcntl is not None:

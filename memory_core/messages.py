@@ -144,6 +144,15 @@ def unreadable_refusal(file_name: str, reason: str) -> Result:
     )
 
 
+def link_refusal(file_name: str, name: str) -> Result:
+    """memory-panel (docs/safe_paths.md): ``name`` (relative to the home) leads out of the home."""
+    return failure(
+        f"Refusing to write {file_name}: {name} is a link to a file outside the agent's home; the panel "
+        "does not write through links. Nothing was changed.",
+        linked=name,
+    )
+
+
 def lock_refusal(file_name: str, reason: str) -> Result:
     return failure(f"Refusing to write {file_name}: cannot open lock file {file_name}.lock ({reason}).")
 

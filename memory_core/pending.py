@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core import messages as msg
+from memory_core import safe_paths
 from memory_core.home import resolve_home
 from memory_core.store import MemoryStore
 
@@ -91,13 +92,14 @@ def stage(
 
 def _write_record(directory: Path, record: dict[str, Any]) -> None:
     pending_id = record["id"]
-    directory.mkdir(parents=True, exist_ok=True)
+    home = directory.absolute().parent.parent  # <home>/pending/memory
+    safe_paths.make_dirs(directory, home)
     final = directory / f"{pending_id}.json"
     temp = directory / f"{pending_id}.json.tmp"
     data = json.dumps(record, indent=2, ensure_ascii=False).encode("utf-8")
     # Pending records hold memory text: private to the owner, like the store files.
     flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    fd = os.open(temp, flags, 0o600)
+    fd = safe_paths.open_in_home(temp, home, flags, 0o600, follow_last=False)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
@@ -121,6 +123,8 @@ def list_pending(home: str | os.PathLike[str] | None) -> list[dict[str, Any]]:
     """Readable records, oldest first. Unreadable files, and files whose name is not a valid id
     equal to the record's ``id``, are skipped (logged)."""
     directory = pending_dir(home)
+    if safe_paths.leaving_link(directory, resolve_home(home)) is not None:
+        return []
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.name.endswith(".json"))
     except OSError:
@@ -130,7 +134,7 @@ def list_pending(home: str | os.PathLike[str] | None) -> list[dict[str, Any]]:
         path = directory / name
         stem = name[: -len(".json")]
         try:
-            record = json.loads(path.read_bytes().decode("utf-8"))
+            record = json.loads(safe_paths.read_bytes(path, resolve_home(home)).decode("utf-8"))
         except (OSError, ValueError):
             logger.warning("Skipping unreadable pending record: %s", path)
             continue
@@ -233,7 +237,8 @@ def approve_record(
     try:
         result = replay(record.get("payload"), store, refuse_drift=refuse_drift, whole_entries=whole_entries)
     except (TypeError, ValueError, AttributeError, RuntimeError) as exc:
-        return msg.failure(str(exc))
+        # A failed write's own text names absolute paths; its reason says the same in words.
+        return msg.failure(getattr(exc, "reason", None) or str(exc))
     if result.get("success"):
         discard_pending(home, record["id"])
     return result

@@ -10,6 +10,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memory_core import safe_paths
 from memory_core.config import MemoryConfig, config_path, read_memory_config
 from memory_core.drift import DriftInfo, backup_sort_key, detect_drift, is_backup_name, text_digest
 from memory_core.entries import (
@@ -33,6 +34,8 @@ STATUS_OK = "ok"
 STATUS_MISSING = "missing"
 STATUS_UNREADABLE = "unreadable"
 STATUS_DRIFTED = "drifted"
+# memory-panel: the file (or memories/) is a link leading out of the home; never read or written.
+STATUS_LINKED = "linked"
 
 
 @dataclass(frozen=True)
@@ -79,9 +82,14 @@ class StoreState:
     size_bytes: int
     # text_digest of the decoded text ("" when unreadable): what resolve_drift expects back.
     digest: str = ""
+    # The store leads out of the home through a link (``linked_name``, relative to the home).
+    linked: bool = False
+    linked_name: str = ""
 
     @property
     def status(self) -> str:
+        if self.linked:
+            return STATUS_LINKED
         if not self.readable:
             return STATUS_UNREADABLE
         if self.drift is not None:
@@ -100,6 +108,8 @@ def list_backups(home: Home, target: str) -> list[BackupFile]:
     directory = resolve_home(home) / "memories"
     file_name = file_name_for(target)
     backups = []
+    if safe_paths.leaving_link(directory, resolve_home(home)) is not None:
+        return []
     try:
         scanned = list(os.scandir(directory))
     except OSError:
@@ -123,8 +133,9 @@ def read_store_state(*, home: Home, target: str, config: MemoryConfig | None = N
     config = read_memory_config(home) if config is None else config
     limit = config.limit_for(target)
     file_name = file_name_for(target)
-    path = resolve_home(home) / "memories" / file_name
-    read = read_store_file(path)
+    root = resolve_home(home)
+    path = root / "memories" / file_name
+    read = read_store_file(path, home=root)
     text = read.text or ""
     pieces = split_pieces(text)
     live = parse_entries(text)
@@ -159,6 +170,8 @@ def read_store_state(*, home: Home, target: str, config: MemoryConfig | None = N
         duplicates_dropped=len(pieces) - len(live),
         size_bytes=read.size,
         digest=text_digest(text) if read.readable else "",
+        linked=read.linked,
+        linked_name=(safe_paths.leaving_link(path, root) or file_name) if read.linked else "",
     )
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core import messages as msg
+from memory_core import safe_paths
 from memory_core.drift import BACKUP_FAILED_SUFFIX, ENTRY_OVER_LIMIT, detect_drift, text_digest, write_backup
 from memory_core.entries import (
     CONTAINS_DELIMITER,
@@ -187,10 +188,11 @@ class MemoryStore:
     def load_from_disk(self) -> None:
         """Read both files into the live lists and freeze the system-prompt blocks. Never raises
         for a bad file: an unreadable target loads empty and is listed in ``load_errors``."""
-        with contextlib.suppress(OSError):  # reported per file below
-            self.memories_dir.mkdir(parents=True, exist_ok=True)
+        home = self.home
+        with contextlib.suppress(OSError):  # reported per file below (a link out of the home too)
+            safe_paths.make_dirs(self.memories_dir, home)
         for target in TARGETS:
-            read = read_store_file(self.path_for(target))
+            read = read_store_file(self.path_for(target), home=home)
             if read.text is None:
                 self._unreadable[target] = read.error or "unreadable"
                 self._set_entries(target, [])
@@ -230,13 +232,20 @@ class MemoryStore:
 
     def _locked(self, target: str, *, check_drift: bool, body: Callable[[list[str]], Result]) -> Result:
         """Lock, (drift check,) re-read into the live list, then run ``body`` on that list."""
+        home = self.home
         path = self.path_for(target)
         file_name = path.name
+        # Nothing (not even the lock file) is created through a link leading out of the home.
+        leaving = safe_paths.leaving_link(path, home)
+        if leaving is not None:
+            return msg.link_refusal(file_name, leaving)
         with contextlib.suppress(OSError):  # the lock open below fails with the reason
-            path.parent.mkdir(parents=True, exist_ok=True)
+            safe_paths.make_dirs(path.parent, home)
         try:
-            with exclusive_lock(lock_path_for(path)):
-                read = read_store_file(path)
+            with exclusive_lock(lock_path_for(path), home=home):
+                read = read_store_file(path, home=home)
+                if read.linked:
+                    return msg.link_refusal(file_name, safe_paths.leaving_link(path, home) or file_name)
                 if read.text is None:
                     reason = read.error or "unreadable"
                     self._unreadable[target] = reason
@@ -247,7 +256,7 @@ class MemoryStore:
                 if check_drift:
                     drift = detect_drift(read.text, self.limit_for(target), pieces)
                     if drift is not None:
-                        backup = write_backup(path.parent, file_name, read.text, clock=self._clock)
+                        backup = write_backup(path.parent, file_name, read.text, clock=self._clock, home=home)
                         self._set_entries(target, entries)
                         return msg.drift_refusal(file_name, backup)
                 self._set_entries(target, entries)
@@ -256,7 +265,7 @@ class MemoryStore:
             return msg.lock_refusal(file_name, exc.reason)
 
     def _write(self, target: str, entries: list[str]) -> None:
-        atomic_write_text(self.path_for(target), serialise(entries))
+        atomic_write_text(self.path_for(target), serialise(entries), home=self.home)
         self._set_entries(target, entries)
 
     def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
@@ -520,7 +529,7 @@ class MemoryStore:
         file_name = path.name
 
         def body(entries: list[str]) -> Result:
-            read = read_store_file(path)  # again, under the lock: the text itself is compared
+            read = read_store_file(path, home=self.home)  # again, under the lock: the text itself is compared
             text = read.text or ""
             if read.text is None or text_digest(text) != expected_digest:
                 return msg.failure(msg.drift_stale(file_name))
@@ -533,7 +542,7 @@ class MemoryStore:
             if not reads_back_unchanged(entries):
                 # "x\n§ \n§\ny" loads as "x\n§" and "y"; written cleanly it would load as "x" and "§\ny".
                 return msg.failure(msg.drift_would_join(file_name))
-            backup = write_backup(path.parent, file_name, text, clock=self._clock)
+            backup = write_backup(path.parent, file_name, text, clock=self._clock, home=self.home)
             if backup.endswith(BACKUP_FAILED_SUFFIX):
                 return msg.failure(msg.drift_backup_failed(file_name, backup))
             self._write(target, list(entries))

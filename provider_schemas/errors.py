@@ -96,16 +96,32 @@ class StorageParseError(ProviderSchemaError):
     """
 
     def __init__(self, *, file: str, problem: str, fmt: str) -> None:
+        from memory_core.safe_paths import LINK_PROBLEM
+
         self.file = file
         self.problem = problem
         self.format = fmt
-        self.detail = f"Cannot save: {file} is not valid {fmt} ({problem}). Fix or remove the file first."
+        # A file reached through a link out of the home is neither read nor written (docs/safe_paths.md).
+        self.linked = problem == LINK_PROBLEM
+        if self.linked:
+            self.detail = (
+                f"Cannot save: {file} is a link to a file outside the agent's home; the panel does not write "
+                "through links. Nothing was changed."
+            )
+        else:
+            self.detail = f"Cannot save: {file} is not valid {fmt} ({problem}). Fix or remove the file first."
         super().__init__(self.detail)
 
     @property
     def banner(self) -> str:
         """The same message without the save verb, for read-only display."""
+        if self.linked:
+            return link_banner(self.file)
         return f"{self.file} is not valid {self.format} ({self.problem}). Fix or remove the file first."
+
+
+def link_banner(file: str) -> str:
+    return f"{file} is a link to a file outside the agent's home; the panel does not read or write through links."
 
 
 class ConflictError(ProviderSchemaError):

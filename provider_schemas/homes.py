@@ -95,3 +95,26 @@ def expand_location(entry: str, *, home: Path) -> Path:
     if entry.startswith("~/"):
         return Path.home() / entry[2:]
     return Path(home) / entry
+
+
+def confining_home(path: Path, *, home: Path) -> Path | None:
+    """The agent home (or the user's home directory) that ``path`` lies in lexically: links in
+    ``path`` must not lead out of it (docs/safe_paths.md). None for a path outside all of them."""
+    absolute = Path(os.path.abspath(path))
+    for base in (Path(home), root_home(Path(home)), Path.home()):
+        try:
+            absolute.relative_to(os.path.abspath(base))
+        except ValueError:
+            continue
+        return Path(os.path.abspath(base))
+    return None
+
+
+def read_confined(path: Path, *, home: Path | None) -> bytes:
+    """The file's bytes, never through a link leading out of its home (``LinkOutsideHome``)."""
+    from memory_core import safe_paths
+
+    base = confining_home(path, home=home) if home is not None else None
+    if base is None:
+        return Path(path).read_bytes()
+    return safe_paths.read_bytes(path, base)

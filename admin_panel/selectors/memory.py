@@ -27,6 +27,7 @@ from memory_core.entries import DELIMITER, TARGETS, char_count, file_name_for, p
 from memory_core.files import read_store_file
 from memory_core.maintenance import analyse_store
 from memory_core.pending import count_pending, list_pending
+from memory_core.safe_paths import leaving_link
 from memory_core.state import (
     BackupFile,
     EntryView,
@@ -485,12 +486,15 @@ class StoreFile:
     error: str | None
     drift: DriftInfo | None
     usage: str = ""  # the agent's usage line
+    linked: bool = False  # leads out of the home through a link (docs/safe_paths.md)
+    linked_name: str = ""
 
 
 def store_file(*, home: Path, target: str, config: MemoryConfig | None = None) -> StoreFile:
     config = read_memory_config(home) if config is None else config
     file_name = file_name_for(target)
-    read = read_store_file(Path(home) / "memories" / file_name)
+    path = Path(home) / "memories" / file_name
+    read = read_store_file(path, home=Path(home))
     text = read.text or ""
     entries = parse_entries(text)
     return StoreFile(
@@ -501,6 +505,8 @@ def store_file(*, home: Path, target: str, config: MemoryConfig | None = None) -
         error=read.error,
         drift=detect_drift(text, config.limit_for(target)) if read.readable else None,
         usage=usage_text(char_count(entries), config.limit_for(target)),
+        linked=read.linked,
+        linked_name=(leaving_link(path, home) or file_name) if read.linked else "",
     )
 
 
@@ -593,12 +599,12 @@ def _diff_lines(old: str, new: str, *, old_name: str, new_name: str) -> list[Dif
 
 
 def backup_detail(*, home: Path, target: str, backup: BackupFile) -> BackupDetail:
-    read = read_store_file(Path(backup.path))
+    read = read_store_file(Path(backup.path), home=Path(home))
     text = read.text if read.readable else None
     state = read_store_state(home=home, target=target)
     current_text = None
     if state.readable:
-        current = read_store_file(Path(state.path))
+        current = read_store_file(Path(state.path), home=Path(home))
         current_text = current.text if current.readable else None
     current_entries = {view.text for view in state.entries}
     entries = [

@@ -73,9 +73,17 @@ def _drift_text(file_name: str) -> str:
     ) % {"file": file_name}
 
 
+def _linked_text(name: str) -> str:
+    return _(
+        "%(name)s is a link to a file outside the agent's home; the panel does not read or write through links."
+    ) % {"name": name}
+
+
 def write_refusal(state: StoreState | StoreFile) -> str:
     """Why the panel will not write this store right now ("" when it will). For display: the
     write itself is refused (or not) by memory_core under the lock."""
+    if state.linked:
+        return _linked_text(state.linked_name or state.file_name)
     if not state.readable:
         return _unreadable_text(state.file_name, state.error)
     if state.drift is not None:
@@ -92,6 +100,8 @@ def file_refusal_text(result: dict[str, Any], target: str) -> str:
         return disk_full_text()  # the drift backup could not be written, so neither was anything else
     file_name = FILE_NAMES.get(target, "")
     error = str(result.get("error", ""))
+    if result.get("linked"):
+        return _linked_text(str(result["linked"]))
     if "drift_backup" in result or _DRIFT.fullmatch(error):
         return _drift_text(file_name)
     match = _UNREADABLE.fullmatch(error)
@@ -106,8 +116,18 @@ def _audit(
     record(user=user, channel="panel", home=home, kind=kind, summary=summary, details=details)
 
 
-def _refused(result: dict[str, Any], target: str, text: str | None = None) -> WriteOutcome:
+def shown_error(result: dict[str, Any]) -> str:
+    """The store's refusal as the panel shows it: the drift backup named relative to the home
+    (memory_core's text names it by its absolute path, as the agent's does)."""
     error = str(result.get("error", ""))
+    backup = result.get("drift_backup")
+    if isinstance(backup, str) and backup and backup in error:
+        error = error.replace(backup, "memories/" + backup.rsplit("/", 1)[-1])
+    return error
+
+
+def _refused(result: dict[str, Any], target: str, text: str | None = None) -> WriteOutcome:
+    error = shown_error(result)
     refusal = file_refusal_text(result, target)
     if refusal == disk_full_text():
         return WriteOutcome(ok=False, message=refusal, disk_full=True)
@@ -126,10 +146,12 @@ def _refused(result: dict[str, Any], target: str, text: str | None = None) -> Wr
 
 def _write_failed(exc: RuntimeError) -> WriteOutcome:
     """memory_core raises when the file itself cannot be written (disk full, read-only folder);
-    the old file is left as it was."""
+    the old file is left as it was. The exception's own text names absolute paths: only its
+    ``reason`` (names relative to the home) is shown."""
     if is_disk_full(exc):
         return WriteOutcome(ok=False, message=disk_full_text(), disk_full=True)
-    return WriteOutcome(ok=False, message=_("The entry could not be written; nothing was changed."), error=str(exc))
+    reason = getattr(exc, "reason", "") or _("The file could not be written.")
+    return WriteOutcome(ok=False, message=_("The entry could not be written; nothing was changed."), error=reason)
 
 
 def add_entry(*, home: Path, user: User, target: str, content: str) -> WriteOutcome:
@@ -389,7 +411,7 @@ def reject_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOut
         result = pending.reject(home, pending_id)
         ok = bool(result.get("success"))
         outcomes.append(
-            PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=str(result.get("error", "")))
+            PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=shown_error(result))
         )
         if ok:
             _audit(

@@ -10,6 +10,7 @@ migrates, checkpoints or repairs; a damaged file is reported, and the agent's ow
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -106,11 +107,17 @@ def classify(exc: sqlite3.Error) -> HistoryUnavailable:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    from memory_core.safe_paths import LINK_PROBLEM, leaving_link
+
+    # SQLite cannot open without following links: a state.db leading out of the home is refused
+    # before it is opened, and one inside is opened where it leads (docs/safe_paths.md).
+    if leaving_link(path, Path(path).absolute().parent) is not None:
+        raise HistoryUnavailable(UNREADABLE, LINK_PROBLEM)
     if not path.exists():
         raise HistoryUnavailable(MISSING)
     if not path.is_file():
         raise HistoryUnavailable(UNREADABLE, "not a file")
-    uri = f"file:{quote(str(path.absolute()))}?mode=ro"
+    uri = f"file:{quote(os.path.realpath(path))}?mode=ro"
     try:
         conn = sqlite3.connect(uri, uri=True, timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None,
                                check_same_thread=False)

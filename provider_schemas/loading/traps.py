@@ -58,7 +58,7 @@ def ignored_keys_warnings(model: Model) -> list[tuple[str, str]]:
     if schema.storage == STORAGE_ENV_FILE and model.yaml is None:
         from provider_schemas.storage.yaml_doc import read_yaml_doc
 
-        doc = read_yaml_doc(model.home / "config.yaml")
+        doc = read_yaml_doc(model.home / "config.yaml", home=model.home)
         section, _problem = section_of(doc.data, f"memory.{schema.name}") if doc.error is None else (None, None)
         for key in sorted(section or {}):
             if key in declared:
@@ -123,7 +123,7 @@ def openviking_warnings(model: Model) -> list[tuple[str, str]]:
     if use_profile:
         raw = model.env_non_empty("OPENVIKING_CLI_CONFIG_FILE") or model.data.get("ovcli_config_path") or ""
         path = Path(str(raw)).expanduser() if raw else Path.home() / ".openviking" / "ovcli.conf"
-        doc = read_json_doc(path, label=str(raw or "~/.openviking/ovcli.conf"))
+        doc = read_json_doc(path, label=str(raw or "~/.openviking/ovcli.conf"), home=model.home)
         if not doc.exists:
             out.append(("cli_profile_missing", f"The CLI profile file {doc.label} does not exist."))
         elif doc.error is not None:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from memory_core.safe_paths import LINK_PROBLEM
 from provider_schemas.config_schema import (
     KIND_BOOL,
     KIND_SELECT,
@@ -18,7 +19,7 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
-from provider_schemas.errors import SchemaLoadError, UnknownProvider
+from provider_schemas.errors import SchemaLoadError, UnknownProvider, link_banner
 from provider_schemas.loading.discovery import ProviderEntry, get_provider
 from provider_schemas.loading.names import normalise_active_provider
 from provider_schemas.loading.traps import placeholder, provider_warnings
@@ -196,7 +197,7 @@ def active_provider(*, home: Path) -> str:
 
 
 def _read_active_provider(path: Path) -> str:
-    doc = read_yaml_doc(path)
+    doc = read_yaml_doc(path, home=Path(path).parent)
     memory = doc.data.get("memory") if doc.error is None else None
     if not isinstance(memory, Mapping):
         return ""
@@ -282,9 +283,13 @@ def fingerprint_labels(schema: ProviderConfigSchema | None) -> dict[str, str]:
 def storage_info(model: Model) -> StorageInfo:
     schema = model.schema
     error = None
-    if model.primary_error is not None:
+    if model.primary_error == LINK_PROBLEM:
+        error = link_banner(model.primary_label)
+    elif model.primary_error is not None:
         fmt = "YAML" if model.primary_label == "config.yaml" else "JSON"
         error = f"{model.primary_label} is not valid {fmt} ({model.primary_error}). Fix or remove the file first."
+    elif model.env.encoding_error == LINK_PROBLEM and schema.storage == STORAGE_ENV_FILE:
+        error = link_banner(".env")
     elif model.env.encoding_error is not None and schema.storage == STORAGE_ENV_FILE:
         error = f".env is not valid UTF-8 text ({model.env.encoding_error}). Fix or remove the file first."
     if schema.storage == "config_yaml":
@@ -458,7 +463,9 @@ def model_warnings(model: Model) -> list[Notice]:
                 f"The keyring cannot be read ({model.keyring_error}); secrets stored there show as not set.",
             )
         )
-    if model.env.encoding_error is not None and schema.storage != STORAGE_ENV_FILE:
+    if model.env.encoding_error == LINK_PROBLEM and schema.storage != STORAGE_ENV_FILE:
+        out.append(Notice("env_linked", link_banner(".env")))
+    elif model.env.encoding_error is not None and schema.storage != STORAGE_ENV_FILE:
         out.append(
             Notice(
                 "env_not_utf8",

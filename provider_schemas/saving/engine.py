@@ -175,11 +175,11 @@ class Model:
         rel = f"{schema.name}/config.json" if schema.storage == STORAGE_FLAT_JSON else schema.storage_path
         self.primary_path = self.home / rel
         self.primary_label = display_path(self.primary_path, home=self.home)
-        doc = read_json_doc(self.primary_path, label=self.primary_label)
+        doc = read_json_doc(self.primary_path, label=self.primary_label, home=self.home)
         self._take_primary(doc)
         if not doc.exists:
             for entry in schema.storage_fallbacks:
-                fb = read_json_doc(expand_location(entry, home=self.home), label=entry)
+                fb = read_json_doc(expand_location(entry, home=self.home), label=entry, home=self.home)
                 if not fb.exists:
                     continue
                 if fb.error is not None:
@@ -203,7 +203,7 @@ class Model:
     def _load_yaml(self) -> None:
         self.primary_path = self.home / "config.yaml"
         self.primary_label = "config.yaml"
-        self.yaml = read_yaml_doc(self.primary_path)
+        self.yaml = read_yaml_doc(self.primary_path, home=self.home)
         self.yaml_parts = split_path(self.schema.storage_path)
         self.primary_raw = self.yaml.raw
         self.primary_bom = self.yaml.bom
@@ -223,7 +223,7 @@ class Model:
             return
         for entry in self.schema.storage_fallbacks:
             if entry.startswith("~/") or "/" in entry:
-                fb = read_json_doc(expand_location(entry, home=self.home), label=entry)
+                fb = read_json_doc(expand_location(entry, home=self.home), label=entry, home=self.home)
                 if fb.exists and fb.error is None:
                     self.fallback_entry, self.data = entry, fb.copy_data()
                     break

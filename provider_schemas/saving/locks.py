@@ -25,6 +25,7 @@ import threading
 from pathlib import Path
 from types import TracebackType
 
+from memory_core.safe_paths import check_inside
 from provider_schemas.saving import journal
 
 logger = logging.getLogger(__name__)
@@ -42,6 +43,9 @@ def lock_path(home: Path) -> Path:
 
 
 def _open_lock_file(path: Path) -> int:
+    # A panel/ folder leading out of the home is not used (nor is a journal put there): the lock is
+    # then this process's only, as for a read-only home (docs/safe_paths.md).
+    check_inside(path.parent, path.parent.parent)
     try:
         return os.open(path, _OPEN_FLAGS, 0o600)
     except FileNotFoundError:

@@ -108,7 +108,7 @@ def _settings_from(doc: YamlDoc) -> MemorySettings:
 
 
 def read_memory_settings(*, home: Path) -> MemorySettings:
-    return _settings_from(read_yaml_doc(_path(home)))
+    return _settings_from(read_yaml_doc(_path(home), home=home))
 
 
 def _coerce(key: str, raw: Any) -> tuple[str, Any]:
@@ -153,7 +153,12 @@ def _commit_memory(home: Path, doc: YamlDoc, sets: dict[str, Any], deletes: tupl
     commit(
         [
             FileWrite(
-                real_target(path), "config.yaml", new, doc.raw, old_mode if old_mode is not None else 0o600, old_mode
+                real_target(path, home=home, label="config.yaml"),
+                "config.yaml",
+                new,
+                doc.raw,
+                old_mode if old_mode is not None else 0o600,
+                old_mode,
             )
         ],
         [],
@@ -183,7 +188,7 @@ def save_memory_settings(
     """
     home = Path(home)
     with home_lock(home):
-        doc = read_yaml_doc(_path(home))
+        doc = read_yaml_doc(_path(home), home=home)
         problem = _parse_problem(doc)
         if problem is not None:
             raise problem
@@ -260,7 +265,7 @@ def activate(*, home: Path, name: str, secret_store: str = ENV_FILE) -> str:
         return deactivate(home=home)
     with home_lock(home):
         check_ready(home=home, name=wanted, secret_store=secret_store)
-        doc = read_yaml_doc(_path(home))
+        doc = read_yaml_doc(_path(home), home=home)
         problem = _parse_problem(doc)
         if problem is not None:
             raise problem
@@ -274,7 +279,7 @@ def deactivate(*, home: Path) -> str:
     """Write ``memory.provider: ""`` (built-in memory only); returns ``""``."""
     home = Path(home)
     with home_lock(home):
-        doc = read_yaml_doc(_path(home))
+        doc = read_yaml_doc(_path(home), home=home)
         problem = _parse_problem(doc)
         if problem is not None:
             raise problem

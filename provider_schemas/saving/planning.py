@@ -527,7 +527,7 @@ def _finish(plan: SavePlan, planner: _Planner, seeded_data: dict[str, Any]) -> N
         env_path = base.home / ".env"
         writes.append(
             FileWrite(
-                target=real_target(env_path),
+                target=real_target(env_path, home=base.home, label=".env"),
                 label=".env",
                 new=render_env(base.env, env_changes),
                 old=base.env.raw,
@@ -579,7 +579,7 @@ def _finish(plan: SavePlan, planner: _Planner, seeded_data: dict[str, Any]) -> N
 
 def _primary_write(base: Model, work: Model) -> FileWrite | None:
     assert base.primary_path is not None
-    target = real_target(base.primary_path)
+    target = real_target(base.primary_path, home=base.home, label=base.primary_label)
     old_mode = _file_mode(base.primary_path)
     if work.kind == STORAGE_CONFIG_YAML:
         edit = section_edit(work.yaml_parts, base.original, work.data)

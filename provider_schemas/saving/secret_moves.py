@@ -167,7 +167,7 @@ def _env_write(home: Path, env: EnvDoc, changes: dict[str, str | None]) -> FileW
         old_mode: int | None = os.stat(path).st_mode & 0o777
     except OSError:
         old_mode = None
-    return FileWrite(real_target(path), ".env", render(env, changes), env.raw, 0o600, old_mode)
+    return FileWrite(real_target(path, home=home, label=".env"), ".env", render(env, changes), env.raw, 0o600, old_mode)
 
 
 def plan_move(*, home: Path, to: str, checked: bool = False) -> MovePlan:

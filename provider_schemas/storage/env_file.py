@@ -157,12 +157,20 @@ def parse(text: str) -> list[Binding]:
     return out
 
 
-def read_env(path: Path) -> EnvDoc:
+def read_env(path: Path, *, home: Path | None = None) -> EnvDoc:
     """Read ``path`` (missing → empty). Not UTF-8: decoded as latin-1 (the agent's fallback) and
-    ``encoding_error`` set, so a save refuses to rewrite it."""
+    ``encoding_error`` set, so a save refuses to rewrite it. ``home`` (default: the folder of
+    ``path``): a link leading out of it is not read, and ``encoding_error`` says so."""
+    from memory_core.safe_paths import LINK_PROBLEM, LinkOutsideHome
+    from provider_schemas.homes import read_confined
+
     try:
-        raw = Path(path).read_bytes()
+        raw = read_confined(Path(path), home=Path(path).parent if home is None else home)
+    except LinkOutsideHome:
+        return EnvDoc(path=Path(path), exists=True, encoding_error=LINK_PROBLEM)
     except FileNotFoundError:
+        return EnvDoc(path=Path(path), exists=False)
+    except NotADirectoryError:
         return EnvDoc(path=Path(path), exists=False)
     except IsADirectoryError:
         return EnvDoc(path=Path(path), exists=True, encoding_error="it is a directory")

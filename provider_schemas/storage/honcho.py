@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import re
 import sys
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memory_core.safe_paths import LINK_PROBLEM
+from provider_schemas.errors import StorageParseError
 from provider_schemas.homes import display_path, profile_name, root_home
 from provider_schemas.storage.json_doc import JsonDoc, read_json_doc
 
@@ -64,7 +67,7 @@ def resolve_target(home: Path, *, env_host: str | None) -> tuple[HonchoTarget, J
     """
     path, shared = choose_file(home)
     label = display_path(path, home=home)
-    doc = read_json_doc(path, label=label)
+    doc = read_json_doc(path, label=label, home=home)
     explicit = (env_host or os.environ.get("HERMES_HONCHO_HOST", "")).strip()
     if explicit:
         return HonchoTarget(path, label, shared, explicit, "env"), doc
@@ -124,7 +127,19 @@ def file_lock(path: Path, *, create: bool = True) -> Iterator[None]:
         yield
         return
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "ab") as handle:
+    # Never through a link (docs/safe_paths.md): a link there fails the open (ELOOP) instead of
+    # creating or locking a file elsewhere.
+    flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(lock_path, flags, 0o600)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+        if not create:  # only reading: read without the lock rather than through a link
+            yield
+            return
+        raise StorageParseError(file=lock_path.name, problem=LINK_PROBLEM, fmt="JSON") from None
+    with os.fdopen(fd, "ab") as handle:
         if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
             import msvcrt
 

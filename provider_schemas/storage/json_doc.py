@@ -38,10 +38,16 @@ def _type_name(value: object) -> str:
     )
 
 
-def read_json_doc(path: Path, *, label: str) -> JsonDoc:
+def read_json_doc(path: Path, *, label: str, home: Path | None = None) -> JsonDoc:
+    """``home``: links in ``path`` must not lead out of it (then nothing is read)."""
+    from memory_core.safe_paths import LINK_PROBLEM, LinkOutsideHome
+    from provider_schemas.homes import read_confined
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_confined(path, home=home)
+    except LinkOutsideHome:
+        return JsonDoc(path, label, exists=True, error=LINK_PROBLEM)
     except FileNotFoundError:
         return JsonDoc(path, label, exists=False)
     except NotADirectoryError:
@@ -79,6 +85,15 @@ def render_json(data: dict[str, Any]) -> bytes:
     return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
 
 
-def real_target(path: Path) -> Path:
-    """Writes replace the file a symlink points at, not the link."""
+def real_target(path: Path, *, home: Path | None = None, label: str | None = None) -> Path:
+    """Writes replace the file a symlink points at, not the link; with ``home``, only when it
+    stays inside it (else ``StorageParseError`` with the link problem, nothing written)."""
+    if home is not None:
+        from memory_core.safe_paths import LINK_PROBLEM, leaving_link
+        from provider_schemas.errors import StorageParseError
+        from provider_schemas.homes import confining_home
+
+        base = confining_home(Path(path), home=home)
+        if base is not None and leaving_link(path, base) is not None:
+            raise StorageParseError(file=label or Path(path).name, problem=LINK_PROBLEM, fmt="JSON")
     return Path(os.path.realpath(path))

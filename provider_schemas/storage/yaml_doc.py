@@ -85,10 +85,16 @@ def _mark_text(exc: yaml.YAMLError) -> str:
     return str(problem)
 
 
-def read_yaml_doc(path: Path) -> YamlDoc:
+def read_yaml_doc(path: Path, *, home: Path | None = None) -> YamlDoc:
+    """``home``: links in ``path`` must not lead out of it (then nothing is read)."""
+    from memory_core.safe_paths import LINK_PROBLEM, LinkOutsideHome
+    from provider_schemas.homes import read_confined
+
     path = Path(path)
     try:
-        raw = path.read_bytes()
+        raw = read_confined(path, home=home)
+    except LinkOutsideHome:
+        return YamlDoc(path, True, error=LINK_PROBLEM)
     except (FileNotFoundError, NotADirectoryError):
         return YamlDoc(path, exists=False)
     except IsADirectoryError:

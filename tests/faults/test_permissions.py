@@ -126,11 +126,15 @@ def test_it_shows_an_unreadable_memories_folder_and_refuses_to_write(panel, lock
 
 def test_it_refuses_a_memory_write_into_a_read_only_memories_folder(panel, locked):
     home, _token, browser, _server = panel
+    (home / "memories" / "MEMORY.md.lock").touch()  # as after any earlier write: the lock opens
     locked(home / "memories", 0o500)
 
     status, body, _h = browser.request("POST", "/memory/memory/add/", {"content": "Another fact."})
 
     _clear(status, body)
+    assert "memories/ is read-only (permission denied): nothing was changed." in body
+    # No absolute path (the footer names the home itself) and no temp file name.
+    assert f"{home}/memories" not in body and ".mem_" not in body
     assert (home / "memories" / "MEMORY.md").read_text() == "Old fact."
 
 

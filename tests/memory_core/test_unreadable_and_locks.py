@@ -113,8 +113,9 @@ def test_it_refuses_a_symlinked_lock_file_and_leaves_its_target_alone(
         assert target.read_text(encoding="utf-8") == "untouched"
 
 
-def test_it_follows_a_symlinked_store_file_and_keeps_the_link(store: MemoryStore, home: Path, tmp_path: Path) -> None:
-    real = tmp_path / "real-memory.md"
+def test_it_follows_a_symlinked_store_file_inside_the_home_and_keeps_the_link(store: MemoryStore, home: Path) -> None:
+    real = home / "notes" / "real-memory.md"
+    real.parent.mkdir()
     real.write_text("linked fact", encoding="utf-8")
     (home / "memories").mkdir(exist_ok=True)
     os.symlink(real, home / "memories" / "MEMORY.md")

@@ -273,14 +273,26 @@ def test_it_round_trips_env_file_fields_keeping_every_other_line(agent_home: Pat
     assert env.read_text(encoding="utf-8") == "# my secrets\nOPENAI_API_KEY=sk-open\n\nENVPROV_FLAG=true\nLAST=1\n"
 
 
-def test_it_replaces_the_target_of_a_symlinked_env_file(agent_home: Path, tmp_path: Path, plugin) -> None:
+def test_it_replaces_the_target_of_an_env_file_linked_inside_the_home(agent_home: Path, plugin) -> None:
     plugin("envprov")
-    real = tmp_path / "secrets.env"
+    real = agent_home / "secrets" / "agent.env"
+    real.parent.mkdir()
     real.write_text("A=1\n", encoding="utf-8")
     (agent_home / ".env").symlink_to(real)
     save_provider(home=agent_home, name="envprov", values={"base_url": "http://b"})
     assert (agent_home / ".env").is_symlink()
     assert real.read_text(encoding="utf-8") == "A=1\nENVPROV_BASE_URL=http://b\n"
+
+
+def test_it_refuses_to_write_an_env_file_linked_out_of_the_home(agent_home: Path, tmp_path: Path, plugin) -> None:
+    plugin("envprov")
+    real = tmp_path / "secrets.env"
+    real.write_text("A=1\n", encoding="utf-8")
+    (agent_home / ".env").symlink_to(real)
+    with pytest.raises(StorageParseError) as caught:
+        save_provider(home=agent_home, name="envprov", values={"base_url": "http://b"})
+    assert caught.value.linked and caught.value.file == ".env"
+    assert real.read_text(encoding="utf-8") == "A=1\n"
 
 
 def test_it_refuses_to_rewrite_an_env_file_that_is_not_utf8(agent_home: Path, plugin) -> None:

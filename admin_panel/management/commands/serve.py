@@ -174,6 +174,9 @@ class Command(BaseCommand):
         from admin_panel.services.providers import finish_interrupted_secret_move
 
         finish_interrupted_secret_move(home=home)  # and a move of every profile's secrets
+        from provider_schemas.saving.leftovers import remove_leftover_temps
+
+        remove_leftover_temps(home=home)  # and remove the temp files a killed save left behind
         self._check_secret_store(home=home)
         if demo_history:
             from admin_panel.demo_memory import seed_budget_history
