@@ -26,6 +26,21 @@ NUL_CONTENT = "Content cannot contain NUL characters (U+0000). Remove them and r
 # Lone surrogates (e.g. undecodable bytes passed on a command line) cannot be stored as UTF-8.
 SURROGATE_CONTENT = "Content is not valid Unicode text (it contains a lone surrogate code point). Remove it and retry."
 BATCH_SUFFIX = " No operations were applied (batch is all-or-nothing)."
+# Newer agents (docs/memory_core.md "Newer agents"): a staged replace/remove names the whole entry
+# it was reviewed against, and approval refuses when that entry is gone; one staged before
+# pinning is refused outright.
+UNPINNED_DESTRUCTIVE = ("This destructive pending write predates entry pinning and cannot be verified; nothing "
+                        "was applied. Reject it and recreate the change.")
+
+
+def stale_entry(entry: object) -> str:
+    return (f"Entry changed since it was staged, so this write was not applied: '{entry}' is no longer in memory "
+            "as reviewed. Recreate the change against the current entry or reject it; the pending record has "
+            "been preserved.")
+
+
+def target_disabled(file_name: str) -> str:
+    return f"Built-in {file_name} writes are disabled in memory config."
 
 DRIFT_REMEDIATION = (
     "Open the .bak file, integrate the missing entries into the memory tool one at a time via "

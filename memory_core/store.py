@@ -40,6 +40,7 @@ BREAKER_THRESHOLD = 3
 
 _MATCH_NONE = "none"
 _MATCH_AMBIGUOUS = "ambiguous"
+_MATCH_STALE = "stale"  # a pinned entry (newer agents' staged writes) that is no longer there
 
 
 def _require_text(value: object, name: str) -> str:
@@ -264,7 +265,9 @@ class MemoryStore:
 
         return self._locked(target, check_drift=refuse_drift, body=body)
 
-    def replace(self, target: str, old_text: str, new_content: str) -> Result:
+    def replace(self, target: str, old_text: str, new_content: str, *, matched_entry: object = None) -> Result:
+        """0.19.0's replace. ``matched_entry`` (a newer agent's staged write): only that exact
+        entry may be replaced; once it is gone the write is refused (not counted)."""
         old_text = _require_text(old_text, "old_text").strip()
         new_content = _require_text(new_content, "new_content").strip()
         if not old_text:
@@ -276,7 +279,9 @@ class MemoryStore:
             return msg.failure(refusal)
 
         def body(entries: list[str]) -> Result:
-            found, candidates = find_match(entries, old_text)
+            found, candidates = _pinned_or_match(entries, old_text, matched_entry)
+            if found == _MATCH_STALE:
+                return msg.failure(msg.stale_entry(matched_entry))
             if found == _MATCH_NONE:
                 return self._counted(msg.with_entries(msg.no_match(old_text, "replace"), entries))
             if found == _MATCH_AMBIGUOUS:
@@ -288,13 +293,16 @@ class MemoryStore:
 
         return self._locked(target, check_drift=True, body=body)
 
-    def remove(self, target: str, old_text: str) -> Result:
+    def remove(self, target: str, old_text: str, *, matched_entry: object = None) -> Result:
+        """0.19.0's remove; ``matched_entry`` as in :meth:`replace`."""
         old_text = _require_text(old_text, "old_text").strip()
         if not old_text:
             return msg.failure(msg.EMPTY_OLD_TEXT)
 
         def body(entries: list[str]) -> Result:
-            found, candidates = find_match(entries, old_text)
+            found, candidates = _pinned_or_match(entries, old_text, matched_entry)
+            if found == _MATCH_STALE:
+                return msg.failure(msg.stale_entry(matched_entry))
             if found == _MATCH_NONE:
                 return self._counted(msg.with_entries(msg.no_match(old_text, "remove"), entries))
             if found == _MATCH_AMBIGUOUS:
@@ -312,7 +320,7 @@ class MemoryStore:
             return msg.failure(msg.EMPTY_OPERATIONS)
         ops = _normalise_operations(operations)
         # D12a: the exact (stripped) text that would be written is what gets scanned.
-        for index, (action, content, _old) in enumerate(ops, start=1):
+        for index, (action, content, _old, _pin) in enumerate(ops, start=1):
             if action in ("add", "replace") and content:
                 refusal = refusal_of_new_content(content)
                 if refusal:
@@ -322,8 +330,8 @@ class MemoryStore:
         def body(entries: list[str]) -> Result:
             current, limit = self._usage_before(target, entries)
             working = list(entries)
-            for index, (action, content, old_text) in enumerate(ops, start=1):
-                error = _apply_one(working, msg.batch_position(index, action), action, content, old_text)
+            for index, (action, content, old_text, pinned) in enumerate(ops, start=1):
+                error = _apply_one(working, msg.batch_position(index, action), action, content, old_text, pinned)
                 if error is not None:
                     return self._counted(msg.with_entries(error + msg.BATCH_SUFFIX, entries, current, limit))
             total = char_count(working)
@@ -507,8 +515,9 @@ def exchanged(
     return updated
 
 
-def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str]]:
-    """(action, stripped content, stripped old_text) per operation; TypeError on a bad shape."""
+def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str, object]]:
+    """(action, stripped content, stripped old_text, pinned entry or None) per operation;
+    TypeError on a bad shape."""
     if not isinstance(operations, (list, tuple)):
         raise TypeError("operations must be a list of {action, content?, old_text?} objects.")
     ops = []
@@ -523,11 +532,21 @@ def _normalise_operations(operations: Sequence[Any]) -> list[tuple[Any, str, str
             raise TypeError(f"Operation {index}: content must be a string, not {type(content).__name__}.")
         if not isinstance(old_text, str):
             raise TypeError(f"Operation {index}: old_text must be a string, not {type(old_text).__name__}.")
-        ops.append((op.get("action"), content.strip(), old_text.strip()))
+        ops.append((op.get("action"), content.strip(), old_text.strip(), op.get("matched_entry")))
     return ops
 
 
-def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text: str) -> str | None:
+def _pinned_or_match(entries: Sequence[str], old_text: str, pinned: object) -> tuple[str | int, list[int]]:
+    """``find_match``, or for a write pinned to a whole entry: that entry's index, or stale."""
+    if pinned is None:
+        return find_match(entries, old_text)
+    if isinstance(pinned, str) and pinned in entries:
+        return entries.index(pinned), []
+    return _MATCH_STALE, []
+
+
+def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text: str,
+               pinned: object = None) -> str | None:
     """Apply one batch operation to ``working`` in place; the error text if it cannot be applied."""
     if action == "add":
         if not content:
@@ -541,7 +560,9 @@ def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text
         return f"{pos}: old_text is required."
     if action == "replace" and not content:
         return f"{pos}: content is required (use action='remove' to delete)."
-    found, _candidates = find_match(working, old_text)
+    found, _candidates = _pinned_or_match(working, old_text, pinned)
+    if found == _MATCH_STALE:
+        return f"{pos}: {msg.stale_entry(pinned)}"
     if found == _MATCH_NONE:
         return f"{pos}: no entry matched '{old_text}'."
     if found == _MATCH_AMBIGUOUS:
