@@ -21,7 +21,8 @@ from typing import Any
 
 from memory_core.history import Capabilities, History, HistoryUnavailable, open_history, state_db_path
 from memory_core.history import sessions as history_sessions
-from memory_core.history.db import MISSING
+from memory_core.history.db import CJK_STALE, CJK_UNLOADABLE, MISSING
+from memory_core.history.schema import V30_SCHEMA_VERSION
 from memory_core.history.search import search_sessions
 from memory_core.history.secrets import sessions_with_secrets
 from memory_core.secret_masking import SecretMasker
@@ -147,6 +148,7 @@ class PageFilters:
     archived: str = "exclude"
     order: str = "created"
     hidden: bool = False
+    hidden_sessions: bool = False  # v30 sessions the agent hides from its own lists
     date_from: date | None = None
     date_to: date | None = None
     page: int = 1
@@ -171,6 +173,7 @@ class PageFilters:
             archived=archived if archived in history_sessions.ARCHIVED_CHOICES else "exclude",
             order=order if order in history_sessions.ORDER_CHOICES else "created",
             hidden=query.get("hidden", "") == "1",
+            hidden_sessions=query.get("hidden_sessions", "") == "1",
             date_from=day("from"),
             date_to=day("to"),
             page=page,
@@ -178,7 +181,8 @@ class PageFilters:
 
     @property
     def active(self) -> bool:
-        return bool(self.source or self.archived != "exclude" or self.hidden or self.date_from or self.date_to)
+        return bool(self.source or self.archived != "exclude" or self.hidden or self.hidden_sessions
+                    or self.date_from or self.date_to)
 
     def list_filters(self) -> history_sessions.ListFilters:
         start = datetime.combine(self.date_from, dt_time.min, tzinfo=UTC).timestamp() if self.date_from else None
@@ -188,19 +192,33 @@ class PageFilters:
         return history_sessions.ListFilters(
             limit=PAGE_SIZE, offset=(self.page - 1) * PAGE_SIZE, archived=self.archived, order=self.order,
             source=self.source, exclude_sources=() if self.hidden else history_sessions.HIDDEN_SOURCES,
-            include_delegates=self.hidden, started_from=start, started_to=end,
+            include_delegates=self.hidden, started_from=start, started_to=end, include_hidden=self.hidden_sessions,
         )
 
 
 def _notices(caps: Capabilities) -> list[str]:
+    """Codes of the lines the Sessions page shows about the file: which agent release wrote it and
+    what the panel can and cannot use in it (templates/sessions/partials/_notices.html)."""
     notices = []
-    if caps.version_differs:
+    if caps.version == V30_SCHEMA_VERSION:
+        notices.append("release_v30" if caps.fts_columns or not caps.fts else "release_v30_upgraded")
+    elif caps.version_differs:
         notices.append("newer_schema" if caps.newer else "older_schema")
     if not caps.fts:
         notices.append("no_fts")
     elif not caps.trigram:
         notices.append("no_trigram")
-    if caps.missing_triggers and caps.fts:
+    if caps.cjk == CJK_UNLOADABLE:
+        notices.append("cjk_unloadable")
+    elif caps.cjk == CJK_STALE:
+        notices.append("cjk_stale")
+    if caps.fts and caps.trigram and caps.trigram_partial:
+        notices.append("trigram_partial")
+    if caps.fts and caps.tool_prefix:
+        notices.append("tool_prefix")
+    if caps.fts and caps.unindexed:
+        notices.append("backfill")
+    if caps.missing_triggers and caps.fts and not caps.unindexed:
         notices.append("stale_index")
     return notices
 
@@ -219,6 +237,8 @@ def _list_row(row: dict[str, Any], *, masker: SecretMasker, secrets: dict[str, l
         "tokens": (row.get("input_tokens") or 0) + (row.get("output_tokens") or 0),
         "cost": row.get("estimated_cost_usd"),
         "archived": bool(row.get("archived")),
+        "pinned": bool(row.get("pinned")),
+        "hidden": bool(row.get("hidden")),
         "continued": bool(row.get("_lineage_root_id")),
         "secrets": secrets.get(row["id"], []) + [n for n in secrets.get(row.get("_lineage_root_id") or "", [])
                                                   if n not in secrets.get(row["id"], [])],
@@ -279,9 +299,13 @@ def _search(history: History, *, filters: PageFilters, masker: SecretMasker,
             continue
         if not filters.hidden and not filters.source and result["source"] in hidden:
             continue
+        summary = summaries.get(result["session_id"]) or {}
+        if summary.get("hidden") and not filters.hidden_sessions:
+            continue
         results.append({
             **result,
-            "title": masker.mask((summaries.get(result["session_id"]) or {}).get("title") or ""),
+            "title": masker.mask(summary.get("title") or ""),
+            "pinned": bool(summary.get("pinned")),
             "started": epoch(result["session_started"]),
             "secrets": secrets.get(result["session_id"], []),
         })
@@ -325,6 +349,7 @@ def _message_view(message: dict[str, Any], *, masker: SecretMasker, hit: int | N
         "reasoning": masker.mask(reasoning),
         "active": message.get("active") == 1,
         "compacted": message.get("compacted") == 1,
+        "state": message.get("state") or history_sessions.LIVE,
         "hit": message["id"] == hit,
     }
 
@@ -360,20 +385,20 @@ def transcript(*, home: Path, session_id: str, page: int, hit: int | None, show_
         if resolved is None:
             return None
         if hit is not None:
-            located = history_sessions.locate_message(history, hit, include_inactive=show_all)
+            located = history_sessions.transcript_locate(history, hit, show_all=show_all)
             if located is not None:
-                owner, active, before = located
-                wants_all = show_all or not active
+                owner, shown, before = located
+                wants_all = show_all or not shown
                 target_page = before // TRANSCRIPT_PAGE_SIZE + 1
                 if owner != resolved or target_page != page or wants_all != show_all:
                     raise Redirect(owner, page=target_page, hit=hit, show_all=wants_all)
         row = history_sessions.session_row(history, resolved) or {}
-        total = history_sessions.count_messages(history, resolved, include_inactive=show_all)
+        total = history_sessions.transcript_count(history, resolved, show_all=show_all)
         pages = max(1, -(-total // TRANSCRIPT_PAGE_SIZE))
         page = min(max(1, page), pages)
-        messages = history_sessions.messages_of(history, resolved, limit=TRANSCRIPT_PAGE_SIZE,
-                                                offset=(page - 1) * TRANSCRIPT_PAGE_SIZE,
-                                                include_inactive=show_all)
+        messages = history_sessions.transcript_messages(history, resolved, limit=TRANSCRIPT_PAGE_SIZE,
+                                                        offset=(page - 1) * TRANSCRIPT_PAGE_SIZE,
+                                                        show_all=show_all)
         if len(messages) > TRANSCRIPT_PAGE_SIZE:
             messages = messages[:TRANSCRIPT_PAGE_SIZE]
         parent_id = row.get("parent_session_id")

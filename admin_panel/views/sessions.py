@@ -95,7 +95,6 @@ def session_export(request: HttpRequest, session_id: str) -> HttpResponse:
         return render(request, "sessions/unavailable.html", {"state": exc.state}, status=503)
     if payload is None:
         raise Http404(_("There is no such session."))
-    services.record_export(user=request.user, channel="panel", home=home, session_id=payload["id"], fmt=fmt)
     if fmt == "json":
         body = json.dumps(payload, ensure_ascii=False, indent=2)
         response = HttpResponse(body, content_type="application/json; charset=utf-8")
@@ -106,6 +105,8 @@ def session_export(request: HttpRequest, session_id: str) -> HttpResponse:
     safe_name = "".join(ch if ch.isalnum() or ch in "._-" else "_" for ch in name)
     response["Content-Disposition"] = f'attachment; filename="{safe_name}"'
     response["Cache-Control"] = "no-store"
+    # Recorded only once the export exists: a failure above leaves no audit entry for it.
+    services.record_export(user=request.user, channel="panel", home=home, session_id=payload["id"], fmt=fmt)
     return response
 
 

@@ -111,6 +111,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
         offset = _int(request, "offset", 0)
         min_messages = _int(request, "min_messages", 0)
         full = _bool(request, "full")
+        include_hidden = _bool(request, "include_hidden")
     except QueryError as exc:
         return _unprocessable(exc)
     archived = request.GET.get("archived", "exclude")
@@ -127,7 +128,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
     filters = history_sessions.ListFilters(
         limit=limit, offset=offset, min_messages=max(0, min_messages), archived=archived, order=order,
         source=request.GET.get("source", ""), exclude_sources=tuple(x for x in exclude.split(",") if x),
-        cwd_prefix=request.GET.get("cwd_prefix", ""), full=full,
+        cwd_prefix=request.GET.get("cwd_prefix", ""), full=full, include_hidden=include_hidden,
     )
     try:
         with open_history(home) as history:
@@ -147,6 +148,7 @@ def sessions_list(request: HttpRequest) -> HttpResponse:
 def sessions_search(request: HttpRequest) -> HttpResponse:
     try:
         limit = _int(request, "limit", 20)
+        include_hidden = _bool(request, "include_hidden")
     except QueryError as exc:
         return _unprocessable(exc)
     q = request.GET.get("q", "")
@@ -158,7 +160,7 @@ def sessions_search(request: HttpRequest) -> HttpResponse:
     home, _canon = target
     try:
         with open_history(home) as history:
-            answer = history_search.search_sessions(history, q, limit=limit or 20)
+            answer = history_search.search_sessions(history, q, limit=limit or 20, include_hidden=include_hidden)
     except HistoryUnavailable as exc:
         if exc.state == MISSING:
             return api_json({"results": []})

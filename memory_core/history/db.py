@@ -10,6 +10,7 @@ migrates, checkpoints or repairs; a damaged file is reported, and the agent's ow
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -49,9 +50,19 @@ class HistoryUnavailable(Exception):
         self.detail = detail
 
 
+# Index states beyond "usable": the CJK index of a v30 file (docs/history.md).
+CJK_ABSENT = "absent"
+CJK_UNLOADABLE = "unloadable"  # its tokenizer is a native library the panel never loads
+CJK_STALE = "stale"  # the agent marked it incomplete
+
+
 @dataclass(frozen=True)
 class Capabilities:
-    """What this file offers the reader; checked on each open (cheap: a few schema reads)."""
+    """What this file offers the reader; checked on each open (cheap: a few schema reads).
+
+    Decided from what the file holds, not from its version number: the columns of each table, and
+    each search index's stored definition (which rows and columns it holds, whether the reader can
+    query it at all)."""
 
     version: int | None
     session_columns: tuple[str, ...]
@@ -59,6 +70,17 @@ class Capabilities:
     fts: bool
     trigram: bool
     missing_triggers: tuple[str, ...] = field(default=())
+    # The main index has one column per field (v30's external-content layout) rather than one
+    # joined column (0.19.0's inline layout).
+    fts_columns: bool = False
+    # Tool rows enter the indexes cut to this many characters (None: whole rows).
+    tool_prefix: int | None = None
+    # The trigram index leaves out tool rows and cron, subagent and delegated sessions.
+    trigram_partial: bool = False
+    cjk: str = CJK_ABSENT
+    # Message ids the main and trigram indexes do not hold yet (a backfill in progress): lo < id <= hi.
+    unindexed: tuple[int, int] | None = None
+    system_prompts: bool = False
 
     @property
     def version_differs(self) -> bool:
@@ -127,8 +149,28 @@ def _capabilities(conn: sqlite3.Connection) -> Capabilities:
     if missing:
         newer = version is not None and version > SCHEMA_VERSION
         raise HistoryUnavailable(NEW_SCHEMA if newer else OLD_SCHEMA, "columns missing: " + ", ".join(missing))
+    definitions = {r[0]: (r[1] or "") for r in conn.execute(
+        "SELECT name, sql FROM sqlite_master WHERE name IN ('messages_fts', 'messages_fts_trigram',"
+        " 'messages_fts_cjk', 'messages_fts_insert', 'messages_fts_src')")}
+    cjk = _cjk_state(conn, tables, definitions.get("messages_fts_cjk", ""))
+    # Never probe a table whose definition names a tokenizer SQLite lacks: it would only fail.
     fts = "messages_fts" in tables and _probe(conn, "messages_fts")
     trigram = fts and "messages_fts_trigram" in tables and _probe(conn, "messages_fts_trigram")
+    fts_sql = definitions.get("messages_fts", "").lower()
+    fts_columns = "tool_name" in fts_sql
+    # The prefix cut sits in the view the external index reads, or in the insert trigger an
+    # upgrading agent installs over the old inline index.
+    cut_source = (definitions.get("messages_fts_src", "") + definitions.get("messages_fts_insert", "")).lower()
+    tool_prefix = _tool_prefix(cut_source)
+    trigram_partial = "content='messages_fts_trigram_src'" in definitions.get("messages_fts_trigram", "").replace(
+        '"', "'").lower()
+    meta = _state_meta(conn, tables, ("fts_rebuild_high_water", "fts_rebuild_progress"))
+    unindexed = None
+    if "fts_rebuild_high_water" in meta:
+        high = _as_int(meta.get("fts_rebuild_high_water"))
+        low = _as_int(meta.get("fts_rebuild_progress")) or 0
+        if high is not None and high > low:
+            unindexed = (low, high)
     return Capabilities(
         version=version,
         session_columns=session_columns,
@@ -136,7 +178,49 @@ def _capabilities(conn: sqlite3.Connection) -> Capabilities:
         fts=fts,
         trigram=trigram,
         missing_triggers=tuple(t for t in FTS_TRIGGERS if t not in triggers),
+        fts_columns=fts_columns,
+        tool_prefix=tool_prefix,
+        trigram_partial=trigram_partial,
+        cjk=cjk,
+        unindexed=unindexed,
+        system_prompts="system_prompts" in tables and "system_prompt_hash" in session_columns,
     )
+
+
+_PREFIX = re.compile(r"substr\(\s*coalesce\(\s*(?:\w+\.)?content\s*,\s*''\s*\)\s*,\s*1\s*,\s*(\d+)\s*\)")
+
+
+def _tool_prefix(sql: str) -> int | None:
+    found = _PREFIX.search(sql)
+    return int(found.group(1)) if found else None
+
+
+def _as_int(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except (TypeError, ValueError):
+        return None
+
+
+def _state_meta(conn: sqlite3.Connection, tables: set[str], keys: tuple[str, ...]) -> dict[str, object]:
+    if "state_meta" not in tables:
+        return {}
+    marks = ", ".join("?" * len(keys))
+    try:
+        return {r[0]: r[1] for r in conn.execute(f"SELECT key, value FROM state_meta WHERE key IN ({marks})", keys)}  # noqa: S608
+    except sqlite3.OperationalError:
+        return {}
+
+
+def _cjk_state(conn: sqlite3.Connection, tables: set[str], sql: str) -> str:
+    """The CJK index's state, from its stored definition only: the reader never runs a statement
+    on it (its tokenizer is a native library; see docs/history.md)."""
+    if "messages_fts_cjk" not in tables:
+        return CJK_ABSENT
+    meta = _state_meta(conn, tables, ("fts_cjk_stale", "fts_cjk_rebuild_high_water"))
+    if str(meta.get("fts_cjk_stale") or "") == "1" or "fts_cjk_rebuild_high_water" in meta:
+        return CJK_STALE
+    return CJK_UNLOADABLE
 
 
 @dataclass

@@ -7,8 +7,10 @@ documented fixes (Part B1, B2).
 
 from __future__ import annotations
 
+import os
 import re
 import sqlite3
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,7 +20,9 @@ from memory_core.history.sessions import (
     compression_tip,
     content_text,
     escape_like,
+    has_hidden_sessions,
     listable_candidates_by_id,
+    visible_clause,
 )
 
 MAX_FTS5_QUERY_CHARS = 2048
@@ -105,11 +109,14 @@ _HIT_COLUMNS = ("m.id, m.session_id, m.role, {snippet} AS snippet, m.content, m.
                 " s.source, s.model, s.started_at AS session_started")
 
 
-def _filters(source_filter, exclude_sources, role_filter, *, live_only: bool) -> tuple[str, list[Any]]:
+def _filters(history: History, source_filter, exclude_sources, role_filter, *, live_only: bool,
+             include_hidden: bool = True) -> tuple[str, list[Any]]:
     clauses: list[str] = []
     params: list[Any] = []
     if live_only:
-        clauses.append("(m.active = 1 OR m.compacted = 1)")
+        clauses.append(visible_clause(history))
+    if not include_hidden and has_hidden_sessions(history):
+        clauses.append("COALESCE(s.hidden, 0) = 0")
     for column, values, op in (("s.source", source_filter, "IN"), ("s.source", exclude_sources, "NOT IN"),
                                ("m.role", role_filter, "IN")):
         if values:
@@ -138,8 +145,20 @@ def _fts(history: History, table: str, match: str, extra: str, params: list[Any]
     return [dict(r) for r in history.conn.execute(sql, [match, *params, limit, offset]).fetchall()]
 
 
+def _like_snippet(rows: list[dict[str, Any]], terms: list[str]) -> list[dict[str, Any]]:
+    first = terms[0].lower()
+    for row in rows:
+        content = row["content"] if isinstance(row["content"], str) else ""
+        at = content.lower().find(first)
+        start = max(0, at - 40) if at >= 0 else 0
+        row["snippet"] = content[start:start + 120]
+    return rows
+
+
 def _like(history: History, raw: str, tokens: list[str], extra: str, params: list[Any],
-          limit: int, offset: int) -> list[dict[str, Any]]:
+          limit: int, offset: int, *, within: str = "", within_params: tuple = ()) -> list[dict[str, Any]]:
+    """Rows holding any of the terms as plain text, newest row first (by id: the scan can stop as
+    soon as it has enough; docs/history.md). ``within`` narrows the scan to rows an index leaves out."""
     terms = [t for t in tokens if t.upper() not in OPERATORS] or [raw]
     conditions, like_params = [], []
     for term in terms:
@@ -147,18 +166,13 @@ def _like(history: History, raw: str, tokens: list[str], extra: str, params: lis
         conditions.append("(m.content LIKE ? ESCAPE '\\' OR m.tool_name LIKE ? ESCAPE '\\'"
                           " OR m.tool_calls LIKE ? ESCAPE '\\')")
         like_params.extend([pattern] * 3)
+    scope = f" AND ({within})" if within else ""
     sql = (
         f"SELECT {_HIT_COLUMNS.format(snippet='NULL')} FROM messages m JOIN sessions s ON s.id = m.session_id"
-        f" WHERE ({' OR '.join(conditions)}){extra} ORDER BY m.timestamp DESC, m.id DESC LIMIT ? OFFSET ?"
+        f" WHERE ({' OR '.join(conditions)}){scope}{extra} ORDER BY m.id DESC LIMIT ? OFFSET ?"
     )
-    rows = [dict(r) for r in history.rows(sql, [*like_params, *params, limit, offset])]
-    first = terms[0].lower()
-    for row in rows:
-        content = row["content"] or ""
-        at = content.lower().find(first)
-        start = max(0, at - 40) if at >= 0 else 0
-        row["snippet"] = content[start:start + 120]
-    return rows
+    rows = [dict(r) for r in history.rows(sql, [*like_params, *within_params, *params, limit, offset])]
+    return _like_snippet(rows, terms)
 
 
 def _context(history: History, hit: dict[str, Any]) -> list[dict[str, Any]]:
@@ -173,46 +187,189 @@ def _context(history: History, hit: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"role": r["role"], "content": content_text(r["content"])[:CONTEXT_CHARS]} for r in around]
 
 
+# --- what an index leaves out (docs/history.md "Search") ----------------------------------------
+#
+# Rows an index cannot answer for are scanned, never skipped: tool rows longer than the prefix the
+# agent indexes, rows a backfill has not reached yet, and (for the trigram index of a v30 file)
+# tool rows and cron, subagent and delegated sessions.
+
+_LONG_TOOL_CACHE: dict[tuple, tuple[int, frozenset[int]]] = {}
+_LONG_TOOL_LOCK = threading.Lock()
+SCAN_BATCH = 2000
+
+
+def long_tool_ids(history: History, prefix: int) -> frozenset[int]:
+    """Ids of tool rows longer than ``prefix`` characters. Kept per file and extended by the rows
+    appended since the last look (ids only grow); read again in full when the file was replaced
+    or rows were removed from its end."""
+    try:
+        st = os.stat(history.path)
+        key: tuple = (str(history.path), st.st_dev, st.st_ino, prefix)
+    except OSError:
+        key = (str(history.path), None, None, prefix)
+    top_row = history.one("SELECT MAX(id) AS n FROM messages")
+    top = int(top_row["n"] or 0) if top_row is not None else 0
+    with _LONG_TOOL_LOCK:
+        scanned, ids = _LONG_TOOL_CACHE.get(key, (0, frozenset()))
+    if top < scanned:
+        scanned, ids = 0, frozenset()
+    if top > scanned:
+        found = {r[0] for r in history.rows(
+            "SELECT id FROM messages WHERE id > ? AND id <= ? AND role = 'tool' AND length(content) > ?",
+            (scanned, top, prefix))}
+        ids = frozenset(ids | found)
+        with _LONG_TOOL_LOCK:
+            _LONG_TOOL_CACHE[key] = (top, ids)
+    return ids
+
+
+def _gap_for_words(history: History) -> tuple[str, list[Any]]:
+    """SQL condition (on ``m``) for rows the main index does not hold in full."""
+    caps = history.caps
+    parts: list[str] = []
+    params: list[Any] = []
+    if caps.unindexed:
+        parts.append("(m.id > ? AND m.id <= ?)")
+        params.extend(caps.unindexed)
+    if caps.tool_prefix:
+        ids = sorted(long_tool_ids(history, caps.tool_prefix))
+        if ids:
+            parts.append(f"m.id IN ({', '.join(str(int(i)) for i in ids)})")
+    return " OR ".join(parts), params
+
+
+_EXCLUDED_FROM_TRIGRAM = (
+    "m.role = 'tool' OR m.session_id IN (SELECT x.id FROM sessions x WHERE x.source IN ('cron', 'subagent')"
+    " OR COALESCE(x.model_config, '') LIKE '%\"!_delegate!_from\"%' ESCAPE '!')"
+)
+
+
+def _gap_for_trigram(history: History) -> tuple[str, list[Any]]:
+    """SQL condition (on ``m``) for rows the trigram index does not hold in full."""
+    parts: list[str] = []
+    params: list[Any] = []
+    if history.caps.trigram_partial:
+        parts.append(_EXCLUDED_FROM_TRIGRAM)
+    words, word_params = _gap_for_words(history)
+    if words:
+        parts.append(words)
+        params.extend(word_params)
+    return " OR ".join(f"({p})" for p in parts), params
+
+
+def _fts_scan(history: History, match: str, within: str, within_params: list[Any], extra: str,
+              params: list[Any], need: int) -> list[dict[str, Any]]:
+    """The FTS5 query ``match`` evaluated on rows the index leaves out: read newest first in
+    batches, each indexed in a private in-memory table with the agent's default tokenizer, until
+    ``need`` rows matched or none are left."""
+    hits: list[dict[str, Any]] = []
+    below: int | None = None
+    scratch = sqlite3.connect(":memory:")
+    try:
+        scratch.execute("CREATE VIRTUAL TABLE t USING fts5(content)")
+        while len(hits) < need:
+            bound = "" if below is None else " AND m.id < ?"
+            rows = history.rows(
+                f"SELECT {_HIT_COLUMNS.format(snippet='NULL')}, COALESCE(m.content, '') || ' ' ||"
+                " COALESCE(m.tool_name, '') || ' ' || COALESCE(m.tool_calls, '') AS indexed"
+                f" FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ({within}){extra}{bound}"
+                " ORDER BY m.id DESC LIMIT ?",
+                [*within_params, *params, *([below] if below is not None else []), SCAN_BATCH])
+            if not rows:
+                break
+            below = rows[-1]["id"]
+            scratch.execute("DELETE FROM t")
+            scratch.executemany("INSERT INTO t(rowid, content) VALUES (?, ?)",
+                                [(r["id"], r["indexed"] if isinstance(r["indexed"], str) else "") for r in rows])
+            try:
+                matched = dict(scratch.execute(
+                    f"SELECT rowid, snippet(t, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '{SNIPPET_CUT}', 40)"
+                    " FROM t WHERE t MATCH ?", (match,)).fetchall())
+            except sqlite3.OperationalError:
+                break  # the index already said whether the query parses
+            for r in rows:
+                if r["id"] in matched:
+                    hit = dict(r)
+                    hit.pop("indexed", None)
+                    hit["snippet"] = matched[r["id"]]
+                    hits.append(hit)
+            if len(rows) < SCAN_BATCH:
+                break
+    finally:
+        scratch.close()
+    return hits[:need]
+
+
+def _merge(indexed: list[dict[str, Any]], scanned: list[dict[str, Any]], sort: str | None,
+           limit: int, offset: int) -> list[dict[str, Any]]:
+    """Index hits (in the index's order) then scanned ones (newest first), without repeats; by time
+    when a time order was asked for."""
+    seen: set[int] = set()
+    merged = []
+    for hit in [*indexed, *scanned]:
+        if hit["id"] in seen:
+            continue
+        seen.add(hit["id"])
+        merged.append(hit)
+    key = (sort or "").strip().lower()
+    if key in ("newest", "oldest"):
+        merged.sort(key=lambda h: (h["timestamp"], h["id"]), reverse=key == "newest")
+    return merged[offset:offset + limit]
+
+
 def search_messages(history: History, query: str, *, source_filter: list[str] | None = None,
                     exclude_sources: list[str] | None = None, role_filter: list[str] | None = None,
                     limit: int = 20, offset: int = 0, sort: str | None = None,
-                    include_inactive: bool = False, with_context: bool = True) -> MessageHits:
-    """``search_messages`` of §3.3–§3.4, with the rewound-row rule also on the LIKE path (B1)."""
+                    include_inactive: bool = False, with_context: bool = True,
+                    include_hidden: bool = True) -> MessageHits:
+    """``search_messages`` of §3.3–§3.4, with the rewound-row rule also on the LIKE path (B1), and
+    every row an index leaves out scanned (docs/history.md)."""
     if not history.caps.fts or not query or not query.strip():
         return MessageHits()
     sanitized = sanitize_fts5_query(query)
     if not sanitized:
         return MessageHits()
-    extra, params = _filters(source_filter, exclude_sources, role_filter, live_only=not include_inactive)
-    if cjk_count(sanitized):
-        raw = sanitized.strip('"').strip()
-        tokens = raw.split()
-        words = [t for t in tokens if t.upper() not in OPERATORS]
-        hits = None
-        path = "like"
-        if history.caps.trigram and cjk_count(raw) >= 3 and all(cjk_count(t) >= 3 for t in words if cjk_count(t)):
-            match = " ".join(t if t.upper() in OPERATORS else '"' + t.replace('"', '""') + '"' for t in tokens)
+    extra, params = _filters(history, source_filter, exclude_sources, role_filter, live_only=not include_inactive,
+                             include_hidden=include_hidden)
+    want = offset + limit
+    try:
+        if cjk_count(sanitized):
+            raw = sanitized.strip('"').strip()
+            tokens = raw.split()
+            words = [t for t in tokens if t.upper() not in OPERATORS]
+            hits = None
+            path = "like"
+            if history.caps.trigram and cjk_count(raw) >= 3 and all(cjk_count(t) >= 3 for t in words if cjk_count(t)):
+                match = " ".join(t if t.upper() in OPERATORS else '"' + t.replace('"', '""') + '"' for t in tokens)
+                try:
+                    indexed = _fts(history, "messages_fts_trigram", match, extra, params, _order(sort), want, 0)
+                    path = "trigram"
+                except sqlite3.OperationalError as exc:
+                    if is_state_error(exc):
+                        raise classify(exc) from None
+                    indexed = None
+                if indexed is not None:
+                    within, within_params = _gap_for_trigram(history)
+                    scanned = _like(history, raw, tokens, extra, params, want, 0, within=within,
+                                    within_params=tuple(within_params)) if within else []
+                    hits = _merge(indexed, scanned, sort, limit, offset)
+            if hits is None:
+                hits = _like(history, raw, tokens, extra, params, limit, offset)
+        else:
+            path = "fts"
             try:
-                hits = _fts(history, "messages_fts_trigram", match, extra, params, _order(sort), limit, offset)
-                path = "trigram"
+                indexed = _fts(history, "messages_fts", sanitized, extra, params, _order(sort), want, 0)
             except sqlite3.OperationalError as exc:
                 if is_state_error(exc):
                     raise classify(exc) from None
-                hits = None
-            except sqlite3.DatabaseError as exc:
-                raise classify(exc) from None
-        if hits is None:
-            hits = _like(history, raw, tokens, extra, params, limit, offset)
-    else:
-        path = "fts"
-        try:
-            hits = _fts(history, "messages_fts", sanitized, extra, params, _order(sort), limit, offset)
-        except sqlite3.OperationalError as exc:
-            if is_state_error(exc):
-                raise classify(exc) from None
-            return MessageHits(unparsable=True, path=path)  # FTS5 could not parse the query
-        except sqlite3.DatabaseError as exc:
-            raise classify(exc) from None
+                return MessageHits(unparsable=True, path=path)  # FTS5 could not parse the query
+            within, within_params = _gap_for_words(history)
+            scanned = _fts_scan(history, sanitized, within, within_params, extra, params, want) if within else []
+            hits = _merge(indexed, scanned, sort, limit, offset)
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and not is_state_error(exc):
+            raise
+        raise classify(exc) from None
     for hit in hits:
         if with_context:
             hit["context"] = _context(history, hit)
@@ -239,14 +396,17 @@ def clamp_search_limit(value: int | None) -> int:
     return max(1, min(int(value or 20), 100))
 
 
-def search_sessions(history: History, q: str, *, limit: int = 20) -> SearchAnswer:
+def search_sessions(history: History, q: str, *, limit: int = 20, include_hidden: bool = False) -> SearchAnswer:
     """``GET /api/sessions/search`` (§4.3) with B1 and B2 (``match_message_id``)."""
     if not q or not q.strip():
         return SearchAnswer(results=[])
     limit = clamp_search_limit(limit)
     needle = q.strip().lower()
     candidates: list[tuple[str, dict[str, Any], int | None]] = []
-    id_rows = listable_candidates_by_id(history, needle)[: 4 * limit]
+    id_rows = listable_candidates_by_id(history, needle)
+    if not include_hidden:
+        id_rows = [r for r in id_rows if not r.get("hidden")]
+    id_rows = id_rows[: 4 * limit]
     id_rows.sort(key=lambda r: _id_rank(r, needle))
     for row in id_rows:
         candidates.append((row.get("_lineage_root_id") or row["id"], {
@@ -256,7 +416,8 @@ def search_sessions(history: History, q: str, *, limit: int = 20) -> SearchAnswe
             "model": row["model"],
             "session_started": row["started_at"],
         }, None))
-    content = search_messages(history, route_query(q), limit=max(5 * limit, 50), with_context=False)
+    content = search_messages(history, route_query(q), limit=max(5 * limit, 50), with_context=False,
+                              include_hidden=include_hidden)
     for hit in content.hits:
         candidates.append((hit["session_id"], {
             "snippet": hit["snippet"],

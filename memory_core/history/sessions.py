@@ -30,6 +30,64 @@ PROJECTED_FIELDS = ("id", "ended_at", "end_reason", "message_count", "tool_call_
                     "preview", "model", "cwd", "git_branch", "git_repo_root", "system_prompt")
 FULL_ONLY = ("model_config", "system_prompt")
 
+# Columns the reader names. 0.19.0's (the routes' shapes), then the ones v30 added that are plain
+# text or numbers (docs/history.md). A column outside these lists, and any binary value, is never
+# read into an answer: ``display_identity`` is a BLOB, and a newer agent may add anything.
+SESSION_COLUMNS = (
+    "id", "source", "user_id", "session_key", "chat_id", "chat_type", "thread_id", "display_name", "origin_json",
+    "expiry_finalized", "model", "model_config", "system_prompt", "parent_session_id", "started_at", "ended_at",
+    "end_reason", "message_count", "tool_call_count", "input_tokens", "output_tokens", "cache_read_tokens",
+    "cache_write_tokens", "reasoning_tokens", "cwd", "git_branch", "git_repo_root", "billing_provider",
+    "billing_base_url", "billing_mode", "estimated_cost_usd", "actual_cost_usd", "cost_status", "cost_source",
+    "pricing_version", "title", "api_call_count", "handoff_state", "handoff_platform", "handoff_error",
+    "compression_failure_cooldown_until", "compression_failure_error", "compression_fallback_streak",
+    "profile_name", "rewind_count", "archived",
+    # v30
+    "created_source", "system_prompt_hash", "git_metadata_generation", "title_source", "last_activity_at",
+    "last_activity_description", "last_activity_provenance", "compression_ineffective_count",
+    "compression_recovery_deadline", "compression_overload_streak", "transport_profile", "pinned", "hidden",
+    "last_read_at", "tool_names",
+)
+MESSAGE_COLUMNS = (
+    "id", "session_id", "role", "content", "tool_call_id", "tool_calls", "tool_name", "effect_disposition",
+    "timestamp", "token_count", "finish_reason", "reasoning", "reasoning_content", "reasoning_details",
+    "codex_reasoning_items", "codex_message_items", "platform_message_id", "observed", "active", "compacted",
+    "api_content",
+    # v30
+    "_compressed_summary", "display_kind", "display_metadata", "display_order",
+)
+HIDDEN_KIND = "hidden"  # display_kind of model-facing scaffolding the agent never shows
+
+
+def session_columns(history: History, alias: str = "") -> str:
+    """The known session columns this file has, for a SELECT list."""
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(prefix + c for c in SESSION_COLUMNS if c in history.caps.session_columns)
+
+
+def message_columns(history: History, alias: str = "") -> str:
+    prefix = f"{alias}." if alias else ""
+    return ", ".join(prefix + c for c in MESSAGE_COLUMNS if c in history.caps.message_columns)
+
+
+def plain(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row as a dict of JSON-safe values: a binary value (SQLite stores what it is given,
+    whatever a column is declared as) is left out."""
+    return {k: v for k, v in dict(row).items() if not isinstance(v, (bytes, bytearray, memoryview))}
+
+
+def visible_clause(history: History, alias: str = "m") -> str:
+    """SQL condition: a row the agent shows, live or summarized away by compaction; never a rewound
+    row nor hidden scaffolding (docs/history.md)."""
+    clause = f"({alias}.active = 1 OR {alias}.compacted = 1)"
+    if "display_kind" in history.caps.message_columns:
+        clause += f" AND COALESCE({alias}.display_kind, '') <> '{HIDDEN_KIND}'"
+    return clause
+
+
+def has_hidden_sessions(history: History) -> bool:
+    return "hidden" in history.caps.session_columns
+
 
 def _like_marker(key: str) -> str:
     return f"COALESCE({{t}}.model_config, '') LIKE '%\"{key}\"%' ESCAPE '!'"
@@ -235,15 +293,28 @@ def continuation_of(history: History, session_id: str) -> str | None:
 # --- rows ----------------------------------------------------------------------------------------
 
 
+def _heartbeat(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
 def _last_active(history: History, session_id: str, started_at: float) -> float:
+    """The newest message, or v30's activity heartbeat when it is newer (it is rate-limited, so it
+    may also lag the newest message), else the start."""
     row = history.one("SELECT MAX(timestamp) AS t FROM messages WHERE session_id = ?", (session_id,))
-    return row["t"] if row is not None and row["t"] is not None else started_at
+    best = row["t"] if row is not None and row["t"] is not None else None
+    if "last_activity_at" in history.caps.session_columns:
+        beat = history.one("SELECT last_activity_at FROM sessions WHERE id = ?", (session_id,))
+        value = _heartbeat(beat["last_activity_at"]) if beat is not None else None
+        if value is not None and (best is None or value > best):
+            best = value
+    return best if best is not None else started_at
 
 
 def _preview(history: History, session_id: str) -> str:
     row = history.one(
         "SELECT content FROM messages WHERE session_id = ? AND role = 'user' AND content IS NOT NULL"
-        " ORDER BY timestamp, id LIMIT 1",
+        + (f" AND COALESCE(display_kind, '') <> '{HIDDEN_KIND}'" if "display_kind" in history.caps.message_columns
+           else "") + " ORDER BY timestamp, id LIMIT 1",
         (session_id,),
     )
     return preview_of(row["content"]) if row is not None else ""
@@ -261,8 +332,29 @@ def resolve_session_id(history: History, session_id: str) -> str | None:
 
 
 def session_row(history: History, session_id: str) -> dict[str, Any] | None:
-    row = history.one("SELECT * FROM sessions WHERE id = ?", (session_id,))
-    return dict(row) if row is not None else None
+    row = history.one(f"SELECT {session_columns(history)} FROM sessions WHERE id = ?", (session_id,))
+    if row is None:
+        return None
+    return with_prompts(history, [plain(row)])[0]
+
+
+def with_prompts(history: History, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Fill ``system_prompt`` from v30's ``system_prompts`` where the row keeps only its hash (an
+    inline prompt, kept by rows the agent has not moved yet, wins)."""
+    if not history.caps.system_prompts:
+        return rows
+    wanted = sorted({r["system_prompt_hash"] for r in rows if r.get("system_prompt") is None
+                     and isinstance(r.get("system_prompt_hash"), str)})
+    prompts: dict[str, str] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        marks = ", ".join("?" * len(chunk))
+        prompts.update((r["hash"], r["prompt"]) for r in history.rows(
+            f"SELECT hash, prompt FROM system_prompts WHERE hash IN ({marks})", chunk) if isinstance(r["prompt"], str))
+    for r in rows:
+        if r.get("system_prompt") is None and r.get("system_prompt_hash") in prompts:
+            r["system_prompt"] = prompts[r["system_prompt_hash"]]
+    return rows
 
 
 @dataclass(frozen=True)
@@ -280,11 +372,15 @@ class ListFilters:
     started_from: float | None = None
     started_to: float | None = None
     include_delegates: bool = False
+    # v30 sessions the agent hides from its own lists are left out unless asked for.
+    include_hidden: bool = False
 
 
-def _where(filters: ListFilters) -> tuple[str, list[Any]]:
+def _where(history: History, filters: ListFilters) -> tuple[str, list[Any]]:
     clauses = [_listable("s", delegates=filters.include_delegates)]
     params: list[Any] = []
+    if not filters.include_hidden and has_hidden_sessions(history):
+        clauses.append("COALESCE(s.hidden, 0) = 0")
     if filters.archived == "exclude":
         clauses.append("COALESCE(s.archived, 0) = 0")
     elif filters.archived == "only":
@@ -349,6 +445,11 @@ def _recent_ids(history: History, where: str, params: list[Any]) -> list[str]:
     compression chains walked in memory with the same continuation rule as the tip walk."""
     rows = history.rows(f"SELECT s.id, s.started_at, s.end_reason FROM sessions s WHERE {where}", params)
     latest = {r[0]: r[1] for r in history.rows("SELECT session_id, MAX(timestamp) FROM messages GROUP BY session_id")}
+    if "last_activity_at" in history.caps.session_columns:
+        for r in history.rows("SELECT id, last_activity_at FROM sessions WHERE last_activity_at IS NOT NULL"):
+            beat = _heartbeat(r[1])
+            if beat is not None and (latest.get(r[0]) is None or beat > latest[r[0]]):
+                latest[r[0]] = beat
     compressed = [r for r in rows if r["end_reason"] == "compression"]
     effective: dict[str, float] = {}
     graph: dict[str, list[Child]] = {}
@@ -383,18 +484,20 @@ def activity_summary(history: History, filters: ListFilters) -> tuple[int, float
     """How many sessions ``filters`` list, and the latest activity in the whole history (the newest
     message of any session, compression continuations and subagents included; else the newest
     start), without building the list."""
-    where, params = _where(filters)
+    where, params = _where(history, filters)
     total = history.one(f"SELECT COUNT(*) AS n FROM sessions s WHERE {where}", params)["n"]
+    beats = " UNION ALL SELECT MAX(last_activity_at) FROM sessions" if (
+        "last_activity_at" in history.caps.session_columns) else ""
     latest = history.one(
         "SELECT MAX(t) AS t FROM (SELECT MAX(timestamp) AS t FROM messages"
-        " UNION ALL SELECT MAX(started_at) FROM sessions)"
+        f" UNION ALL SELECT MAX(started_at) FROM sessions{beats})"
     )["t"]
     return total, latest
 
 
 def list_sessions(history: History, filters: ListFilters) -> dict[str, Any]:
     """``{"sessions", "total", "limit", "offset"}`` of ``GET /api/sessions`` (§4.2)."""
-    where, params = _where(filters)
+    where, params = _where(history, filters)
     offset = max(0, filters.offset)
     if filters.order == "recent":
         ids = _recent_ids(history, where, params)
@@ -402,16 +505,20 @@ def list_sessions(history: History, filters: ListFilters) -> dict[str, Any]:
         by_id = {}
         if page_ids:
             marks = ", ".join("?" * len(page_ids))
-            by_id = {r["id"]: dict(r) for r in history.rows(f"SELECT * FROM sessions WHERE id IN ({marks})", page_ids)}
+            by_id = {r["id"]: plain(r) for r in history.rows(
+                f"SELECT {session_columns(history)} FROM sessions WHERE id IN ({marks})", page_ids)}
         rows = [by_id[i] for i in page_ids if i in by_id]
         total = len(ids)
     else:
-        rows = [dict(r) for r in history.rows(
-            f"SELECT s.* FROM sessions s WHERE {where} ORDER BY s.started_at DESC LIMIT ? OFFSET ?",
+        rows = [plain(r) for r in history.rows(
+            f"SELECT {session_columns(history, 's')} FROM sessions s WHERE {where}"
+            " ORDER BY s.started_at DESC LIMIT ? OFFSET ?",
             [*params, filters.limit, offset],
         )]
         total = history.one(f"SELECT COUNT(*) AS n FROM sessions s WHERE {where}", params)["n"]
     now = time.time()
+    if filters.full:
+        rows = with_prompts(history, rows)
     sessions = [_project(history, r, full=filters.full, now=now) for r in rows]
     return {"sessions": sessions, "total": total, "limit": filters.limit, "offset": filters.offset}
 
@@ -434,12 +541,13 @@ def listable_candidates_by_id(history: History, needle: str) -> list[dict[str, A
         return []
     marks = ", ".join("?" * len(roots))
     listable = history.rows(
-        f"SELECT s.* FROM sessions s WHERE s.id IN ({marks}) AND {_listable('s')}", sorted(roots)
+        f"SELECT {session_columns(history, 's')} FROM sessions s WHERE s.id IN ({marks}) AND {_listable('s')}",
+        sorted(roots),
     )
     now = time.time()
     keyed = []
     for r in listable:
-        row = dict(r)
+        row = plain(r)
         chain = compression_chain(history, row["id"])
         if not any(needle in c.lower() for c in chain):
             continue
@@ -472,10 +580,94 @@ def messages_of(history: History, session_id: str, *, limit: int | None = None, 
     where = "session_id = ?" if include_inactive else "session_id = ? AND active = 1"
     sql_limit = -1 if limit is None or limit < 0 else min(limit, MESSAGES_MAX_LIMIT)
     rows = history.rows(
-        f"SELECT * FROM messages WHERE {where} ORDER BY id LIMIT ? OFFSET ?",
+        f"SELECT {message_columns(history)} FROM messages WHERE {where} ORDER BY id LIMIT ? OFFSET ?",
         (session_id, sql_limit, max(0, offset)),
     )
-    return [shape_message(r) for r in rows]
+    return [shape_message(plain(r)) for r in rows]
+
+
+# --- the transcript as the agent shows it (docs/history.md) ---------------------------------------
+#
+# Shown: live rows and rows summarized away by compaction, in display order, one row per display
+# position (a compaction's carried tail is written again as new live rows sharing the originals'
+# position and identity: the live copy is shown). Not shown unless every row is asked for: rewound
+# rows, the superseded originals of a carried tail, and hidden scaffolding. Each row says which.
+
+LIVE, COMPACTED, REWOUND, CARRIED, SCAFFOLDING = "live", "compacted", "rewound", "carried", "scaffolding"
+
+
+def _dedupe_clause(history: History) -> str:
+    if "display_order" not in history.caps.message_columns:
+        return ""
+    return (" AND (m.display_order IS NULL OR m.id = (SELECT c.id FROM messages c WHERE c.session_id = m.session_id"
+            " AND c.display_order = m.display_order AND (c.active = 1 OR c.compacted = 1)"
+            " ORDER BY c.active DESC, c.id DESC LIMIT 1))")
+
+
+def _shown_where(history: History, show_all: bool) -> str:
+    if show_all:
+        return "m.session_id = ?"
+    return f"m.session_id = ? AND {visible_clause(history)}{_dedupe_clause(history)}"
+
+
+def _display_order(history: History) -> str:
+    if "display_order" in history.caps.message_columns:
+        return "COALESCE(m.display_order, m.id), m.id"
+    return "m.id"
+
+
+def _state_expr(history: History) -> str:
+    """SQL: which of the states above a row is in (compared in SQL; the identity never leaves it)."""
+    cols = history.caps.message_columns
+    carried = "0"
+    if "display_identity" in cols:
+        carried = ("(m.display_identity IS NOT NULL AND EXISTS (SELECT 1 FROM messages t WHERE t.session_id ="
+                   " m.session_id AND t.id <> m.id AND t.active = 1 AND t.display_identity = m.display_identity))")
+    elif "display_order" in cols:
+        carried = ("(m.display_order IS NOT NULL AND EXISTS (SELECT 1 FROM messages t WHERE t.session_id ="
+                   " m.session_id AND t.id <> m.id AND t.active = 1 AND t.display_order = m.display_order))")
+    hidden = f"COALESCE(m.display_kind, '') = '{HIDDEN_KIND}'" if "display_kind" in cols else "0"
+    return (f"CASE WHEN {hidden} THEN '{SCAFFOLDING}' WHEN m.active = 1 THEN '{LIVE}'"
+            f" WHEN {carried} THEN '{CARRIED}' WHEN m.compacted = 1 THEN '{COMPACTED}' ELSE '{REWOUND}' END")
+
+
+def transcript_messages(history: History, session_id: str, *, limit: int, offset: int,
+                        show_all: bool) -> list[dict[str, Any]]:
+    """One page of the transcript, each row with its ``state``."""
+    rows = history.rows(
+        f"SELECT {message_columns(history, 'm')}, {_state_expr(history)} AS state FROM messages m"
+        f" WHERE {_shown_where(history, show_all)} ORDER BY {_display_order(history)} LIMIT ? OFFSET ?",
+        (session_id, limit, max(0, offset)),
+    )
+    return [shape_message(plain(r)) for r in rows]
+
+
+def transcript_count(history: History, session_id: str, *, show_all: bool) -> int:
+    return history.one(f"SELECT COUNT(*) AS n FROM messages m WHERE {_shown_where(history, show_all)}",
+                       (session_id,))["n"]
+
+
+def transcript_locate(history: History, message_id: int, *, show_all: bool) -> tuple[str, bool, int] | None:
+    """(session id, shown without "every row", how many rows come before it on the transcript) of
+    one message, to open a transcript at a search hit."""
+    row = history.one("SELECT m.session_id FROM messages m WHERE m.id = ?", (message_id,))
+    if row is None:
+        return None
+    session_id = row["session_id"]
+    shown = history.one(f"SELECT 1 FROM messages m WHERE m.id = ? AND {_shown_where(history, False)}",
+                        (message_id, session_id)) is not None
+    everything = show_all or not shown
+    if "display_order" in history.caps.message_columns:
+        key = history.one("SELECT COALESCE(display_order, id) AS k FROM messages WHERE id = ?", (message_id,))["k"]
+        before_clause = "(COALESCE(m.display_order, m.id) < ? OR (COALESCE(m.display_order, m.id) = ? AND m.id < ?))"
+        params: tuple = (session_id, key, key, message_id)
+    else:
+        before_clause = "m.id < ?"
+        params = (session_id, message_id)
+    before = history.one(
+        f"SELECT COUNT(*) AS n FROM messages m WHERE {_shown_where(history, everything)} AND {before_clause}",
+        params)["n"]
+    return session_id, shown, before
 
 
 def count_messages(history: History, session_id: str, *, include_inactive: bool = False) -> int:
@@ -497,14 +689,18 @@ def locate_message(history: History, message_id: int, *, include_inactive: bool)
 
 
 def session_summaries(history: History, session_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
-    """``{id: {"title", "source", "started_at"}}`` for the given ids (those that exist)."""
+    """``{id: {"title", "source", "started_at", "pinned", "hidden"}}`` for the given ids (those that exist)."""
     ids = sorted(set(session_ids))
     out: dict[str, dict[str, Any]] = {}
     for start in range(0, len(ids), 500):
         chunk = ids[start:start + 500]
         marks = ", ".join("?" * len(chunk))
-        for r in history.rows(f"SELECT id, title, source, started_at FROM sessions WHERE id IN ({marks})", chunk):
-            out[r["id"]] = {"title": r["title"], "source": r["source"], "started_at": r["started_at"]}
+        flags = "".join(f", {c}" for c in ("pinned", "hidden") if c in history.caps.session_columns)
+        for r in history.rows(f"SELECT id, title, source, started_at{flags} FROM sessions WHERE id IN ({marks})",
+                              chunk):
+            row = dict(r)
+            out[row["id"]] = {"title": row["title"], "source": row["source"], "started_at": row["started_at"],
+                              "pinned": bool(row.get("pinned")), "hidden": bool(row.get("hidden"))}
     return out
 
 
