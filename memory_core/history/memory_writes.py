@@ -99,7 +99,8 @@ def _indexes_tool_name(history: History) -> bool:
     its triggers). Newer shapes index other text (v30: an external-content index over a view), so
     a ``MATCH 'memory'`` there could miss a result whose content never says "memory"."""
     caps = history.caps
-    if not caps.fts or caps.missing_triggers:
+    # A backfill in progress (``unindexed``) leaves recent rows out of the index: scan instead.
+    if not caps.fts or caps.missing_triggers or getattr(caps, "unindexed", None) is not None:
         return False
     row = history.one("SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = 'messages_fts_insert'")
     sql = (row[0] or "") if row is not None else ""
@@ -107,8 +108,10 @@ def _indexes_tool_name(history: History) -> bool:
 
 
 def _shape(history: History) -> tuple:
+    """What the reader's queries depend on; a file upgraded in place (same inode) differs here."""
     caps = history.caps
-    return (caps.version, caps.session_columns, caps.message_columns, caps.fts, caps.missing_triggers)
+    return (caps.version, caps.session_columns, caps.message_columns, caps.fts, caps.missing_triggers,
+            getattr(caps, "unindexed", None))
 
 
 # -- reading rows ----------------------------------------------------------------------------------
