@@ -93,13 +93,36 @@ def _load_sessions_bench() -> object:
     return module
 
 
-def _prepare_history(home: Path, messages: int, seed: int = 18) -> tuple[int, int]:
+def _build_state_db(path: Path, messages: int, schema: str) -> None:
+    """The sessions bench's history in the shape asked for: 0.19.0's file, a fresh v30 file (the
+    same rows written into v30's tables) or a 0.19.0 file upgraded in place to v30."""
+    import sqlite3
+
+    from memory_core.history import schema as ddl
+
+    bench = _load_sessions_bench()
+    if schema == "v30":
+        original = ddl.create_state_db
+        ddl.create_state_db = ddl.create_state_db_v30
+        try:
+            bench.build(path, sessions=5000, messages=messages)
+        finally:
+            ddl.create_state_db = original
+        return
+    bench.build(path, sessions=5000, messages=messages)
+    if schema == "v30-upgraded":
+        conn = sqlite3.connect(path, isolation_level=None)
+        ddl.upgrade_to_v30(conn)
+        conn.close()
+
+
+def _prepare_history(home: Path, messages: int, seed: int = 18, schema: str = "0.19.0") -> tuple[int, int]:
     """The sessions bench's state.db plus one answered memory call per traced entry, spread over
     the history in time order (a fifth of them through a batch, some failed); returns (calls
     written, entries traced)."""
     import sqlite3
 
-    _load_sessions_bench().build(home / "state.db", sessions=5000, messages=messages)
+    _build_state_db(home / "state.db", messages, schema)
     rng = random.Random(seed)
     conn = sqlite3.connect(home / "state.db", isolation_level=None)
     sessions = [row for row in conn.execute("SELECT id, started_at FROM sessions ORDER BY started_at")]
@@ -269,8 +292,11 @@ def main() -> None:
     parser.add_argument("--entries", type=int, default=150)
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--lookups", type=int, default=20)
+    parser.add_argument("--schema", choices=("0.19.0", "v30", "v30-upgraded"), default="0.19.0",
+                        help="the shape of state.db (docs/history.md)")
     parser.add_argument("--cold", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    sys.stdout.reconfigure(line_buffering=True)  # figures appear as they are measured
     if args.cold:
         _cold(args.cold)
         return
@@ -278,8 +304,8 @@ def main() -> None:
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-maintenance-"))
     home = _prepare(root, args.entries)
     started = time.perf_counter()
-    calls, _traced = _prepare_history(home, args.messages)
-    print(f"built state.db: 5000 sessions, {args.messages} messages + {calls} answered memory calls, "
+    calls, _traced = _prepare_history(home, args.messages, schema=args.schema)
+    print(f"built state.db ({args.schema}): 5000 sessions, {args.messages} messages + {calls} answered memory calls, "
           f"{(home / 'state.db').stat().st_size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
     client = _setup(root)
     _seed_samples(root)

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from memory_core import messages as msg
+from memory_core.agent_release import newer_agent_home
 from memory_core.home import resolve_home
 from memory_core.store import MemoryStore
 
@@ -214,19 +215,6 @@ def is_pinned(payload: Any) -> bool:
     """Whether a staged write names the whole entry each replace/remove was reviewed against."""
     return isinstance(payload, dict) and any(
         op.get("matched_entry") is not None for op in destructive_operations(payload))
-
-
-def newer_agent_home(home: str | os.PathLike[str] | None) -> bool:
-    """Whether a newer agent than 0.19.0 runs in ``home``: its ``state.db`` is past 0.19.0's
-    schema version (the agent upgrades the file when it starts)."""
-    from memory_core.history import HistoryUnavailable, open_history
-    from memory_core.history.db import NEW_SCHEMA
-
-    try:
-        with open_history(resolve_home(home)) as history:
-            return history.caps.newer
-    except HistoryUnavailable as exc:
-        return exc.state == NEW_SCHEMA
 
 
 def replay(payload: Any, store: MemoryStore, *, refuse_drift: bool = False, newer: bool = False) -> dict[str, Any]:
