@@ -124,36 +124,55 @@ class _Rows:
     hold a ``memory`` call (the word alone, in another tool's arguments, is not enough)."""
 
     results: dict[int, tuple[tuple, dict[str, Any] | None]] = field(default_factory=dict)  # id -> (row, parsed)
-    calls: dict[int, tuple[tuple, tuple[tuple[str, Any], ...]]] = field(default_factory=dict)  # id -> (row, calls)
-    succeeded: set[str] = field(default_factory=set)  # sessions holding a successful result
+    calls: dict[int, tuple[tuple, tuple[tuple[str, str, tuple | None], ...]]] = field(default_factory=dict)
+    by_call_id: dict[str, tuple[int, ...]] = field(default_factory=dict)  # call id -> call rows holding it
+    answered: frozenset[str] = frozenset()  # call ids that have a result row
+    succeeded: frozenset[str] = frozenset()  # sessions holding a successful result
     high: int = 0  # the largest message id when read
     last: tuple | None = None  # that row, as ``_last`` reads it
+    changes: int = 0  # rows added or dropped since the copy (0: the last fold still stands)
 
     def add_result(self, row: tuple) -> None:
         parsed = parse_result(row[3]) if row[2] else None
         self.results[row[0]] = (row, parsed)
+        self.changes += 1
+        if row[2]:
+            self.answered = self.answered | {row[2]}
         if parsed is not None and parsed.get("success") is True:
-            self.succeeded.add(row[1])
+            self.succeeded = self.succeeded | {row[1]}
 
     def add_call(self, row: tuple) -> None:
+        self.drop_call(row[0])
         found = tuple(_prepared(call) for call in map(_memory_call, _calls(row[3])) if call is not None)
-        if found:
-            self.calls[row[0]] = (row, found)
-        else:
-            self.calls.pop(row[0], None)
+        if not found:
+            return
+        self.calls[row[0]] = (row, found)
+        self.changes += 1
+        for call_id in {call[0] for call in found}:
+            self.by_call_id[call_id] = (*self.by_call_id.get(call_id, ()), row[0])
 
-    def answered(self) -> set[str]:
-        return {row[2] for row, _parsed in self.results.values() if row[2]}
+    def drop_call(self, message_id: int) -> None:
+        kept = self.calls.pop(message_id, None)
+        if kept is None:
+            return
+        self.changes += 1
+        for call_id in {call[0] for call in kept[1]}:
+            rest = tuple(i for i in self.by_call_id.get(call_id, ()) if i != message_id)
+            if rest:
+                self.by_call_id[call_id] = rest
+            else:
+                self.by_call_id.pop(call_id, None)
 
-    def calls_answered_by(self, call_ids: set[str]) -> list[int]:
-        return [message_id for message_id, (_row, calls) in self.calls.items()
-                if any(call[0] in call_ids for call in calls)]
+    def calls_answered_by(self, call_ids: Iterable[str]) -> list[int]:
+        return sorted({message_id for call_id in call_ids for message_id in self.by_call_id.get(call_id, ())})
 
     def copy(self) -> _Rows:
-        return _Rows(results=dict(self.results), calls=dict(self.calls), succeeded=set(self.succeeded),
-                     high=self.high, last=self.last)
+        return _Rows(results=dict(self.results), calls=dict(self.calls), by_call_id=dict(self.by_call_id),
+                     answered=self.answered, succeeded=self.succeeded, high=self.high, last=self.last)
 
 
+# The last row read stands for "nothing at or below it was replaced": in a table whose ids can be
+# reused (no AUTOINCREMENT), a deleted last row and a new one under its id must not look the same.
 _LAST_COLUMNS = ("id", "session_id", "role", "timestamp", "content", "tool_calls", "tool_name", "tool_call_id",
                  "active", "compacted")
 
@@ -223,7 +242,7 @@ def _unchanged(history: History, kept: _Rows) -> bool:
         return False
     checked = (
         (kept.results, list(kept.results), _RESULT_COLUMNS, " FROM messages m"),
-        (kept.calls, kept.calls_answered_by(kept.answered()), _CALL_COLUMNS, _CALLS_FROM),
+        (kept.calls, kept.calls_answered_by(kept.answered), _CALL_COLUMNS, _CALLS_FROM),
     )
     for rows, ids, columns, source in checked:
         now = _refetch(history, ids, columns, source)
@@ -239,18 +258,18 @@ def _extend(history: History, kept: _Rows) -> _Rows:
     found.last = _last(history, found.high)
     if found.high == kept.high:
         return found
-    answered = kept.answered()
+    answered = kept.answered
     sql = f"SELECT {_RESULT_COLUMNS} FROM messages m WHERE m.id > ? AND m.id <= ? AND {_RESULT_WHERE}"  # noqa: S608
     for row in history.rows(sql, (kept.high, found.high)):
         found.add_result(tuple(row))
     # Kept calls whose result just arrived were not checked while unanswered: read them again.
-    waiting = found.calls_answered_by(found.answered() - answered)
+    waiting = found.calls_answered_by(found.answered - answered)
     now = _refetch(history, waiting, _CALL_COLUMNS, _CALLS_FROM)
     for message_id in waiting:
         if message_id in now:
             found.add_call(now[message_id])
         else:
-            found.calls.pop(message_id, None)
+            found.drop_call(message_id)
     # The appended calls, by id range (the primary key), of every session holding a success.
     sql = f"SELECT {_CALL_COLUMNS}{_CALLS_FROM} WHERE m.id > ? AND m.id <= ? AND {_CALL_WHERE}"
     for row in history.rows(sql, (kept.high, found.high)):
@@ -275,7 +294,9 @@ def _fold(found: _Rows) -> MemoryHistory:
         results.setdefault((row[1], row[2]), parsed)
         if parsed is not None and parsed.get("success") is True:
             any_session.setdefault(row[2], parsed)
-    rows = sorted(found.calls.values(), key=lambda kept: (kept[0][2], kept[0][0]))
+    # Only calls that have a result can have written; the others wait in ``found`` for theirs.
+    answered = (found.calls[message_id] for message_id in found.calls_answered_by(found.answered))
+    rows = sorted(answered, key=lambda kept: (kept[0][2], kept[0][0]))
     seen: set[tuple[str, str]] = set()
     writes: list[WriteEvent] = []
     usage: list[UsagePoint] = []
@@ -360,7 +381,8 @@ def read_memory_history(history: History) -> MemoryHistory:
         else:
             rows = _full_read(history)
             kind = "full"
-    folded = _fold(rows)
+    # Turns without a memory call add no row that matters: the last fold still stands.
+    folded = hit[2] if kind == "incremental" and not rows.changes else _fold(rows)
     if ident is not None:
         with _lock:
             _kept[ident[0]] = (ident[1], rows, folded)
