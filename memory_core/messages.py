@@ -39,6 +39,12 @@ def stale_entry(entry: object) -> str:
             "been preserved.")
 
 
+def refusing_to_empty(file_name: str) -> str:
+    return (f"Refusing to empty {file_name}: this batch would remove every entry from a previously non-empty "
+            "store. Keep at least one entry — merge overlapping entries into a shorter one instead of removing "
+            "the last one. To delete the final entry deliberately, use single remove() calls.")
+
+
 def target_disabled(file_name: str) -> str:
     return f"Built-in {file_name} writes are disabled in memory config."
 

@@ -247,7 +247,7 @@ def replay(payload: Any, store: MemoryStore, *, refuse_drift: bool = False, newe
         if newer:  # newer agents take an operation's ``new_text`` for a missing ``content``
             operations = [{**op, "content": op.get("content") or op.get("new_text")}
                           if isinstance(op, dict) and op.get("new_text") else op for op in operations]
-        return store.apply_batch(target, operations)
+        return store.apply_batch(target, operations, refuse_emptying=newer)
     content = payload.get("content") or ""
     old_text = payload.get("old_text") or ""
     pinned = payload.get("matched_entry")

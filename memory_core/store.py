@@ -314,8 +314,11 @@ class MemoryStore:
 
         return self._locked(target, check_drift=True, body=body)
 
-    def apply_batch(self, target: str, operations: Sequence[dict[str, Any]] | None) -> Result:
-        """Apply every operation or none; only the final list is checked against the budget."""
+    def apply_batch(self, target: str, operations: Sequence[dict[str, Any]] | None, *,
+                    refuse_emptying: bool = False) -> Result:
+        """Apply every operation or none; only the final list is checked against the budget.
+        ``refuse_emptying`` (newer agents): a batch that would remove every entry of a store that
+        had some is refused (counted), as those agents do."""
         if not operations:
             return msg.failure(msg.EMPTY_OPERATIONS)
         ops = _normalise_operations(operations)
@@ -334,6 +337,9 @@ class MemoryStore:
                 error = _apply_one(working, msg.batch_position(index, action), action, content, old_text, pinned)
                 if error is not None:
                     return self._counted(msg.with_entries(error + msg.BATCH_SUFFIX, entries, current, limit))
+            if refuse_emptying and entries and not working:
+                error = msg.refusing_to_empty(self.path_for(target).name)
+                return self._counted(msg.with_entries(error + msg.BATCH_SUFFIX, entries, current, limit))
             total = char_count(working)
             if total > limit:
                 error = msg.over_budget_batch(total_ops, total, limit)

@@ -154,3 +154,24 @@ def test_files_the_panel_cannot_read_are_listed_and_never_deleted(home, store):
         "Pending memory write '0000aaaa' is not a record the panel can read; it was kept as it is. "
         "Remove the file by hand if you are sure it is not needed.")}
     assert sorted(path.name for path in directory.iterdir()) == ["0000aaaa.json", "0000bbbb.json", "v2-0000cccc.json"]
+
+
+def test_a_newer_agent_refuses_a_batch_that_would_empty_the_store(home, store, tmp_path):
+    payload = {"action": "batch", "target": "memory", "operations": [
+        {"action": "remove", "old_text": "One", "matched_entry": "One."}]}
+    _newer_agent(home)
+    path = _store_file(home, "memory", ["One."])
+    _record(home, "000000a1", payload)
+    result = approve(home, store, "000000a1")
+    assert result["success"] is False
+    assert result["error"] == ("Refusing to empty MEMORY.md: this batch would remove every entry from a previously "
+                               "non-empty store. Keep at least one entry — merge overlapping entries into a shorter "
+                               "one instead of removing the last one. To delete the final entry deliberately, use "
+                               "single remove() calls." + BATCH_SUFFIX)
+    assert path.read_text(encoding="utf-8") == "One."
+    # 0.19.0 applies the same batch.
+    old_home = tmp_path / "old"
+    old_home.mkdir()
+    _store_file(old_home, "memory", ["One."])
+    _record(old_home, "000000a1", payload)
+    assert approve(old_home, store_from_config(old_home, load=False), "000000a1")["success"] is True
