@@ -41,17 +41,23 @@ QUERIES = {
     "phrase": '"postgres backup"',
     "boolean": "docker OR terraform",
     "cjk": "大别山",
+    "cjk2": "桂林",
+    "cjk1": "漓",
 }
+SCHEMAS = ("0.19.0", "v30", "v30-upgraded")
 
 
-def build(path: Path, *, sessions: int, messages: int, seed: int = 13) -> list[str]:
-    from memory_core.history.schema import create_state_db
+def build(path: Path, *, sessions: int, messages: int, seed: int = 13, schema: str = "0.19.0",
+          before_upgrade: Path | None = None) -> list[str]:
+    """The same history in each ``schema`` shape (docs/history.md); ``before_upgrade`` keeps a copy
+    of the 0.19.0 file a ``v30-upgraded`` one was made from."""
+    from memory_core.history.schema import create_state_db, create_state_db_v30, upgrade_to_v30
 
     rng = random.Random(seed)
     # A long tail of everyday words (pseudo-words) and a few topic words, as real chats have.
     vocabulary = ["".join(rng.choice("abcdefghijklmnoprstuvwy") for _ in range(rng.randint(3, 9)))
                   for _ in range(6000)]
-    conn = create_state_db(path)
+    conn = create_state_db_v30(path) if schema == "v30" else create_state_db(path)
     start = time.time() - 400 * 86400
     per = messages // sessions
     ids: list[str] = []
@@ -84,6 +90,11 @@ def build(path: Path, *, sessions: int, messages: int, seed: int = 13) -> list[s
                          rows)
         ids.append(sid)
     conn.execute("COMMIT")
+    if schema == "v30-upgraded":
+        if before_upgrade is not None:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            shutil.copyfile(path, before_upgrade)
+        upgrade_to_v30(conn)
     conn.close()
     return ids
 
@@ -156,6 +167,11 @@ def main() -> None:
     parser.add_argument("--sessions", type=int, default=5000)
     parser.add_argument("--messages", type=int, default=100_000)
     parser.add_argument("--hermes-python", help="an interpreter with hermes-agent 0.19.0 installed")
+    parser.add_argument("--schema", choices=SCHEMAS, default="0.19.0",
+                        help="the file shape: 0.19.0's, a fresh v30 one, or a 0.19.0 file upgraded to v30")
+    parser.add_argument("--hermes-results", type=Path,
+                        help="0.19.0's figures saved by an earlier run (--save-hermes) to compare with")
+    parser.add_argument("--save-hermes", type=Path, help="save 0.19.0's figures here")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-sessions-"))
@@ -163,8 +179,10 @@ def main() -> None:
     home.mkdir()
     (home / ".env").write_text("OPENAI_API_KEY=bench-not-a-real-key\n", encoding="utf-8")
     started = time.perf_counter()
-    ids = build(home / "state.db", sessions=args.sessions, messages=args.messages)
-    print(f"built state.db: {args.sessions} sessions, {args.messages} messages, "
+    original = root / "state-0.19.0.db"
+    ids = build(home / "state.db", sessions=args.sessions, messages=args.messages, schema=args.schema,
+                before_upgrade=original)
+    print(f"built state.db ({args.schema}): {args.sessions} sessions, {args.messages} messages, "
           f"{(home / 'state.db').stat().st_size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
     os.environ["HERMES_HOME"] = str(home)
     os.environ["PANEL_DATA_DIR"] = str(root / "panel")
@@ -199,13 +217,24 @@ def main() -> None:
     transcript = ids[len(ids) // 2]
     _measure("GET /sessions/<id>/ (transcript page)", lambda i: client.get(f"/sessions/{transcript}/"),
              args.requests)
-    if not args.hermes_python:
+    if args.hermes_results:
+        theirs = json.loads(args.hermes_results.read_text(encoding="utf-8"))
+    elif not args.hermes_python:
         print("(add --hermes-python PY to compare with hermes-agent 0.19.0's /api/sessions/search)")
         return
-    theirs = _measure_hermes(args.hermes_python, home / "state.db", args.requests)
+    elif args.schema == "v30":
+        print("(0.19.0's route runs on the 0.19.0 shape: run --schema 0.19.0 --save-hermes F, then --hermes-results F)")
+        return
+    else:
+        # 0.19.0's own route always reads the 0.19.0 shape of the same history.
+        theirs = _measure_hermes(args.hermes_python, original if original.exists() else home / "state.db",
+                                 args.requests)
     if theirs is None:
         return
-    print("\nsearch, same file, same machine: memory-panel vs 0.19.0 /api/sessions/search (median / p95)")
+    if args.save_hermes:
+        args.save_hermes.write_text(json.dumps(theirs), encoding="utf-8")
+    print(f"\nsearch, same history, same machine: memory-panel on the {args.schema} shape vs 0.19.0's"
+          " /api/sessions/search on the 0.19.0 shape (median / p95)")
     for kind, q in QUERIES.items():
         my_median, my_p95 = ours[kind]
         their_median, their_p95, hits = theirs[kind]

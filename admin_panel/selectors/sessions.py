@@ -290,7 +290,7 @@ def _search(history: History, *, filters: PageFilters, masker: SecretMasker,
             secrets: dict[str, list[str]]) -> dict[str, Any]:
     if not history.caps.fts:
         return {"results": [], "unavailable": True, "unparsable": False}
-    answer = search_sessions(history, filters.q, limit=SEARCH_LIMIT)
+    answer = search_sessions(history, filters.q, limit=SEARCH_LIMIT, include_hidden=filters.hidden_sessions)
     results = []
     hidden = set(history_sessions.HIDDEN_SOURCES)
     summaries = history_sessions.session_summaries(history, (r["session_id"] for r in answer.results))
