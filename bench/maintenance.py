@@ -94,26 +94,8 @@ def _load_sessions_bench() -> object:
 
 
 def _build_state_db(path: Path, messages: int, schema: str) -> None:
-    """The sessions bench's history in the shape asked for: 0.19.0's file, a fresh v30 file (the
-    same rows written into v30's tables) or a 0.19.0 file upgraded in place to v30."""
-    import sqlite3
-
-    from memory_core.history import schema as ddl
-
-    bench = _load_sessions_bench()
-    if schema == "v30":
-        original = ddl.create_state_db
-        ddl.create_state_db = ddl.create_state_db_v30
-        try:
-            bench.build(path, sessions=5000, messages=messages)
-        finally:
-            ddl.create_state_db = original
-        return
-    bench.build(path, sessions=5000, messages=messages)
-    if schema == "v30-upgraded":
-        conn = sqlite3.connect(path, isolation_level=None)
-        ddl.upgrade_to_v30(conn)
-        conn.close()
+    """The sessions bench's history in the shape asked for (docs/history.md)."""
+    _load_sessions_bench().build(path, sessions=5000, messages=messages, schema=schema)
 
 
 def _prepare_history(home: Path, messages: int, seed: int = 18, schema: str = "0.19.0") -> tuple[int, int]:
