@@ -317,6 +317,11 @@ class MemoryOverview:
         return next(store for store in self.stores if store.target == target)
 
     @property
+    def pending_total(self) -> int:
+        """Everything waiting in the queue, files the panel cannot read included."""
+        return len(self.pending) + len(self.unreadable_pending)
+
+    @property
     def blocked(self) -> list[EntryRow]:
         return [row for store in self.stores for row in store.blocked_rows]
 

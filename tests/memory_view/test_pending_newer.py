@@ -5,6 +5,7 @@ none of them is ever deleted by the page."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -64,6 +65,11 @@ def test_it_shows_records_it_does_not_understand_and_files_it_cannot_read_and_ke
     owner_client.post("/memory/pending/action/", {"action": "reject", "pending_id": ["0000000d"]})
     assert sorted(path.name for path in directory.iterdir()) == [
         "0000000b.json", "0000000c.json", "0000000d.json", "v2-0000000e.json"]
+
+    # The memory page counts every file waiting in the queue, readable or not.
+    page = owner_client.get("/memory/").content.decode()
+    card = page[page.index('id="summary-pending"'):]
+    assert re.search(r'summary-card__count">\s*4\s*<', card[:400])
 
     chinese = owner_client.get("/memory/pending/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "面板无法读取的记录" in chinese and "其操作类型未知" in chinese
