@@ -85,7 +85,24 @@ def _read_yaml(path: Path) -> tuple[Any, str]:
         return {}, "config.yaml has a number too long to read"
 
 
-def memory_config_from_mapping(document: Any, *, error: str = "") -> MemoryConfig:
+_TRUTHY = frozenset({"1", "true", "yes", "on"})
+
+
+def newer_flag(value: Any) -> bool:
+    """How a newer agent reads ``memory_enabled`` / ``user_profile_enabled``: unset or null is
+    on, a string is on only when it says so (``"false"``, ``"off"`` are off), anything else by
+    its truth. 0.19.0 takes any value by its truth (so ``"false"`` is on and null is off)."""
+    if value is None:
+        return True
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return value.strip().lower() in _TRUTHY
+    return bool(value)
+
+
+def memory_config_from_mapping(document: Any, *, error: str = "", newer: bool = False) -> MemoryConfig:
+    """``newer``: the home's agent is newer than 0.19.0 (``memory_core.agent_release``)."""
     section = document.get("memory", {}) if isinstance(document, dict) else {}
     if not isinstance(section, dict):
         # Limits and flags fall back to the defaults; a non-mapping section sets nothing.
@@ -98,9 +115,10 @@ def memory_config_from_mapping(document: Any, *, error: str = "") -> MemoryConfi
     except (TypeError, ValueError, OverflowError):
         pass
     provider = section.get("provider", "")
+    flag = newer_flag if newer else (lambda value: bool(value))
     return MemoryConfig(
-        memory_enabled=bool(section.get("memory_enabled", True)),
-        user_profile_enabled=bool(section.get("user_profile_enabled", True)),
+        memory_enabled=flag(section.get("memory_enabled", True)),
+        user_profile_enabled=flag(section.get("user_profile_enabled", True)),
         memory_char_limit=memory_limit,
         user_char_limit=user_limit,
         write_approval=approval_is_on(section.get("write_approval", False)),
@@ -111,8 +129,10 @@ def memory_config_from_mapping(document: Any, *, error: str = "") -> MemoryConfi
 
 def read_memory_config(home: str | os.PathLike[str] | None) -> MemoryConfig:
     """The effective settings; a missing or broken file gives the defaults (with ``error`` set)."""
+    from memory_core.agent_release import newer_agent_home
+
     document, error = _read_yaml(config_path(home))
-    return memory_config_from_mapping(document, error=error)
+    return memory_config_from_mapping(document, error=error, newer=newer_agent_home(home))
 
 
 def store_from_config(

@@ -37,6 +37,27 @@ ENTRIES_WOULD_JOIN = (
     "entry after it would not read back unchanged. Edit that entry first."
 )
 BATCH_SUFFIX = " No operations were applied (batch is all-or-nothing)."
+# Newer agents (docs/memory_core.md "Newer agents"): a staged replace/remove names the whole entry
+# it was reviewed against, and approval refuses when that entry is gone; one staged before
+# pinning is refused outright.
+UNPINNED_DESTRUCTIVE = ("This destructive pending write predates entry pinning and cannot be verified; nothing "
+                        "was applied. Reject it and recreate the change.")
+
+
+def stale_entry(entry: object) -> str:
+    return (f"Entry changed since it was staged, so this write was not applied: '{entry}' is no longer in memory "
+            "as reviewed. Recreate the change against the current entry or reject it; the pending record has "
+            "been preserved.")
+
+
+def refusing_to_empty(file_name: str) -> str:
+    return (f"Refusing to empty {file_name}: this batch would remove every entry from a previously non-empty "
+            "store. Keep at least one entry — merge overlapping entries into a shorter one instead of removing "
+            "the last one. To delete the final entry deliberately, use single remove() calls.")
+
+
+def target_disabled(file_name: str) -> str:
+    return f"Built-in {file_name} writes are disabled in memory config."
 
 DRIFT_REMEDIATION = (
     "Open the .bak file, integrate the missing entries into the memory tool one at a time via "

@@ -13,11 +13,16 @@ import os
 import re
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from memory_core import messages as msg
+<<<<<<< ours
 from memory_core import safe_paths
+=======
+from memory_core.agent_release import newer_agent_home
+>>>>>>> theirs
 from memory_core.home import resolve_home
 from memory_core.store import MemoryStore
 
@@ -119,31 +124,70 @@ def _created_at(record: dict[str, Any]) -> float:
     return float(value)
 
 
-def list_pending(home: str | os.PathLike[str] | None) -> list[dict[str, Any]]:
-    """Readable records, oldest first. Unreadable files, and files whose name is not a valid id
-    equal to the record's ``id``, are skipped (logged)."""
+@dataclass(frozen=True)
+class UnreadableRecord:
+    """A file in the queue that is not a record the panel can read. It is shown, never deleted:
+    a newer agent may understand it, and the user decides."""
+
+    name: str  # the file name inside the queue (no directory)
+    reason: str  # one of the constants below
+
+
+NOT_JSON = "not_json"  # unreadable, not UTF-8, or not JSON
+NOT_OBJECT = "not_object"  # JSON, but not an object
+ID_MISMATCH = "id_mismatch"  # its ``id`` is missing, malformed, or not its file name
+
+
+def _scan(home: str | os.PathLike[str] | None) -> tuple[list[dict[str, Any]], list[UnreadableRecord]]:
     directory = pending_dir(home)
     if safe_paths.leaving_link(directory, resolve_home(home)) is not None:
         return []
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.name.endswith(".json"))
     except OSError:
-        return []
-    records = []
+        return [], []
+    records, unreadable = [], []
     for name in names:
         path = directory / name
         stem = name[: -len(".json")]
         try:
+<<<<<<< ours
             record = json.loads(safe_paths.read_bytes(path, resolve_home(home)).decode("utf-8"))
         except (OSError, ValueError):
+=======
+            record = json.loads(path.read_bytes().decode("utf-8"))
+        except (OSError, ValueError, RecursionError):
+>>>>>>> theirs
             logger.warning("Skipping unreadable pending record: %s", path)
+            unreadable.append(UnreadableRecord(name=name, reason=NOT_JSON))
             continue
-        if not isinstance(record, dict) or not is_valid_id(stem) or record.get("id") != stem:
+        if not isinstance(record, dict):
             logger.warning("Skipping unreadable pending record: %s", path)
+            unreadable.append(UnreadableRecord(name=name, reason=NOT_OBJECT))
+            continue
+        if not is_valid_id(stem) or record.get("id") != stem:
+            logger.warning("Skipping unreadable pending record: %s", path)
+            unreadable.append(UnreadableRecord(name=name, reason=ID_MISMATCH))
             continue
         records.append(record)
     records.sort(key=_created_at)
-    return records
+    return records, unreadable
+
+
+def list_pending(home: str | os.PathLike[str] | None) -> list[dict[str, Any]]:
+    """Readable records, oldest first. Unreadable files, and files whose name is not a valid id
+    equal to the record's ``id``, are skipped (logged); see :func:`unreadable_pending`."""
+    return _scan(home)[0]
+
+
+def unreadable_pending(home: str | os.PathLike[str] | None) -> list[UnreadableRecord]:
+    """The queue's files that :func:`list_pending` skips, by file name."""
+    return _scan(home)[1]
+
+
+def scan_pending(home: str | os.PathLike[str] | None) -> tuple[list[dict[str, Any]], list[UnreadableRecord]]:
+    """Both at once, from one listing of the queue."""
+    return _scan(home)
 
 
 def count_pending(home: str | os.PathLike[str] | None) -> int:
@@ -169,6 +213,7 @@ def discard_pending(home: str | os.PathLike[str] | None, pending_id: str) -> boo
     return True
 
 
+<<<<<<< ours
 def replay(
     payload: Any, store: MemoryStore, *, refuse_drift: bool = False, whole_entries: bool = False
 ) -> dict[str, Any]:
@@ -177,6 +222,32 @@ def replay(
     ``refuse_drift`` (the panel) makes a staged add refuse a drifted file under the lock, as
     replace, remove and batch always do. ``whole_entries`` (the panel, its command line) refuses
     staged text that would not read back as the same entry (see ``MemoryStore.add``)."""
+=======
+DESTRUCTIVE = ("replace", "remove")
+
+
+def destructive_operations(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The replace/remove operations of a staged payload, single or batch."""
+    raw = (payload.get("operations") or []) if payload.get("action") == "batch" else [payload]
+    ops = raw if isinstance(raw, list) else []
+    return [op for op in ops if isinstance(op, dict) and op.get("action") in DESTRUCTIVE]
+
+
+def is_pinned(payload: Any) -> bool:
+    """Whether a staged write names the whole entry each replace/remove was reviewed against."""
+    return isinstance(payload, dict) and any(
+        op.get("matched_entry") is not None for op in destructive_operations(payload))
+
+
+def replay(payload: Any, store: MemoryStore, *, refuse_drift: bool = False, newer: bool = False) -> dict[str, Any]:
+    """Apply a staged payload through the store's normal checks (no approval gate).
+
+    ``refuse_drift`` (the panel) makes a staged add refuse a drifted file under the lock, as
+    replace, remove and batch always do. A replace/remove pinned to the entry it was reviewed
+    against (``matched_entry``, newer agents) applies to exactly that entry or is refused.
+    ``newer``: the home's agent is newer than 0.19.0, so its refusals apply too (a disabled
+    store; an unpinned replace/remove). See docs/memory_core.md "Newer agents"."""
+>>>>>>> theirs
     payload = payload if isinstance(payload, dict) else {}
     action = payload.get("action")
     target = payload.get("target")
@@ -184,21 +255,39 @@ def replay(
         target = "memory"
     if target not in ("memory", "user"):
         return msg.failure(msg.invalid_target(target))
+    if newer:
+        enabled = store.user_profile_enabled if target == "user" else store.memory_enabled
+        if not enabled:
+            return msg.failure(msg.target_disabled("USER.md" if target == "user" else "MEMORY.md"), target=target)
+        if any(not op.get("matched_entry") for op in destructive_operations(payload)):
+            return msg.failure(msg.UNPINNED_DESTRUCTIVE)
     if action == "batch":
         operations = payload.get("operations")
         if not operations:
             return msg.failure(msg.EMPTY_OPERATIONS)
         if not isinstance(operations, list):
             return msg.failure(OPERATIONS_NOT_A_LIST)
+<<<<<<< ours
         return store.apply_batch(target, operations, whole_entries=whole_entries)
+=======
+        if newer:  # newer agents take an operation's ``new_text`` for a missing ``content``
+            operations = [{**op, "content": op.get("content") or op.get("new_text")}
+                          if isinstance(op, dict) and op.get("new_text") else op for op in operations]
+        return store.apply_batch(target, operations, refuse_emptying=newer)
+>>>>>>> theirs
     content = payload.get("content") or ""
     old_text = payload.get("old_text") or ""
+    pinned = payload.get("matched_entry")
     if action == "add":
         return store.add(target, content, refuse_drift=refuse_drift, whole_entries=whole_entries)
     if action == "replace":
+<<<<<<< ours
         return store.replace(target, old_text, content, whole_entries=whole_entries)
+=======
+        return store.replace(target, old_text, content, matched_entry=pinned)
+>>>>>>> theirs
     if action == "remove":
-        return store.remove(target, old_text)
+        return store.remove(target, old_text, matched_entry=pinned)
     return msg.failure(f"Unknown staged action '{action}'.")
 
 
@@ -235,7 +324,11 @@ def approve_record(
     if store is None:
         return msg.failure("memory store unavailable")
     try:
+<<<<<<< ours
         result = replay(record.get("payload"), store, refuse_drift=refuse_drift, whole_entries=whole_entries)
+=======
+        result = replay(record.get("payload"), store, refuse_drift=refuse_drift, newer=newer_agent_home(home))
+>>>>>>> theirs
     except (TypeError, ValueError, AttributeError, RuntimeError) as exc:
         # A failed write's own text names absolute paths; its reason says the same in words.
         return msg.failure(getattr(exc, "reason", None) or str(exc))
@@ -244,10 +337,18 @@ def approve_record(
     return result
 
 
-def reject(home: str | os.PathLike[str] | None, pending_id: str) -> dict[str, Any]:
-    """Delete one record without applying it."""
+UNREADABLE_KEPT = ("Pending memory write '{}' is not a record the panel can read; it was kept as it is. "
+                   "Remove the file by hand if you are sure it is not needed.")
+
+
+def reject(home: str | os.PathLike[str] | None, pending_id: str, *, only_readable: bool = False) -> dict[str, Any]:
+    """Delete one record without applying it. ``only_readable`` (the panel): a file that is not a
+    record it can read (a newer agent's, a damaged one) is kept; the agent's own command deletes
+    it by id."""
     if not is_valid_id(pending_id):
         return msg.failure(invalid_id_message(pending_id))
+    if only_readable and get_pending(home, pending_id) is None and _record_path(home, pending_id).exists():
+        return msg.failure(UNREADABLE_KEPT.format(pending_id))
     if discard_pending(home, pending_id):
         return {"success": True, "message": f"Rejected pending memory write '{pending_id}'."}
     return msg.failure(unknown_id_message(pending_id))

@@ -45,6 +45,7 @@ BREAKER_THRESHOLD = 3
 
 _MATCH_NONE = "none"
 _MATCH_AMBIGUOUS = "ambiguous"
+_MATCH_STALE = "stale"  # a pinned entry (newer agents' staged writes) that is no longer there
 
 
 def _require_text(value: object, name: str) -> str:
@@ -316,8 +317,12 @@ class MemoryStore:
 
         return self._locked(target, check_drift=refuse_drift, body=body)
 
-    def replace(self, target: str, old_text: str, new_content: str, *, whole_entries: bool = False) -> Result:
-        """0.19.0's replace; ``whole_entries`` as for :meth:`add`."""
+    def replace(
+        self, target: str, old_text: str, new_content: str, *, matched_entry: object = None, whole_entries: bool = False
+    ) -> Result:
+        """0.19.0's replace. ``matched_entry`` (a newer agent's staged write): only that exact
+        entry may be replaced; once it is gone the write is refused (not counted).
+        ``whole_entries`` as for :meth:`add`."""
         old_text = _new_text(old_text, "old_text", whole_entries)
         new_content = _new_text(new_content, "new_content", whole_entries)
         if not old_text:
@@ -329,7 +334,9 @@ class MemoryStore:
             return msg.failure(refusal)
 
         def body(entries: list[str]) -> Result:
-            found, candidates = find_match(entries, old_text)
+            found, candidates = _pinned_or_match(entries, old_text, matched_entry)
+            if found == _MATCH_STALE:
+                return msg.failure(msg.stale_entry(matched_entry))
             if found == _MATCH_NONE:
                 return self._counted(msg.with_entries(msg.no_match(old_text, "replace"), entries))
             if found == _MATCH_AMBIGUOUS:
@@ -341,13 +348,16 @@ class MemoryStore:
 
         return self._locked(target, check_drift=True, body=body)
 
-    def remove(self, target: str, old_text: str) -> Result:
+    def remove(self, target: str, old_text: str, *, matched_entry: object = None) -> Result:
+        """0.19.0's remove; ``matched_entry`` as in :meth:`replace`."""
         old_text = _require_text(old_text, "old_text").strip()
         if not old_text:
             return msg.failure(msg.EMPTY_OLD_TEXT)
 
         def body(entries: list[str]) -> Result:
-            found, candidates = find_match(entries, old_text)
+            found, candidates = _pinned_or_match(entries, old_text, matched_entry)
+            if found == _MATCH_STALE:
+                return msg.failure(msg.stale_entry(matched_entry))
             if found == _MATCH_NONE:
                 return self._counted(msg.with_entries(msg.no_match(old_text, "remove"), entries))
             if found == _MATCH_AMBIGUOUS:
@@ -360,15 +370,17 @@ class MemoryStore:
         return self._locked(target, check_drift=True, body=body)
 
     def apply_batch(
-        self, target: str, operations: Sequence[dict[str, Any]] | None, *, whole_entries: bool = False
+        self, target: str, operations: Sequence[dict[str, Any]] | None, *,
+        refuse_emptying: bool = False, whole_entries: bool = False,
     ) -> Result:
         """Apply every operation or none; only the final list is checked against the budget.
-        ``whole_entries`` as for :meth:`add`."""
+        ``refuse_emptying`` (newer agents): a batch that would remove every entry of a store that
+        had some is refused (counted), as those agents do. ``whole_entries`` as for :meth:`add`."""
         if not operations:
             return msg.failure(msg.EMPTY_OPERATIONS)
         ops = _normalise_operations(operations, whole_entries=whole_entries)
         # D12a: the exact (stripped) text that would be written is what gets scanned.
-        for index, (action, content, _old) in enumerate(ops, start=1):
+        for index, (action, content, _old, _pin) in enumerate(ops, start=1):
             if action in ("add", "replace") and content:
                 refusal = refusal_of_new_content(content, whole_entries=whole_entries)
                 if refusal:
@@ -378,10 +390,13 @@ class MemoryStore:
         def body(entries: list[str]) -> Result:
             current, limit = self._usage_before(target, entries)
             working = list(entries)
-            for index, (action, content, old_text) in enumerate(ops, start=1):
-                error = _apply_one(working, msg.batch_position(index, action), action, content, old_text)
+            for index, (action, content, old_text, pinned) in enumerate(ops, start=1):
+                error = _apply_one(working, msg.batch_position(index, action), action, content, old_text, pinned)
                 if error is not None:
                     return self._counted(msg.with_entries(error + msg.BATCH_SUFFIX, entries, current, limit))
+            if refuse_emptying and entries and not working:
+                error = msg.refusing_to_empty(self.path_for(target).name)
+                return self._counted(msg.with_entries(error + msg.BATCH_SUFFIX, entries, current, limit))
             total = char_count(working)
             if total > limit:
                 error = msg.over_budget_batch(total_ops, total, limit)
@@ -573,9 +588,11 @@ def exchanged(
     return updated
 
 
-def _normalise_operations(operations: Sequence[Any], *, whole_entries: bool = False) -> list[tuple[Any, str, str]]:
-    """(action, stripped content, stripped old_text) per operation (LF newlines with
-    ``whole_entries``); TypeError on a bad shape."""
+def _normalise_operations(
+    operations: Sequence[Any], *, whole_entries: bool = False
+) -> list[tuple[Any, str, str, object]]:
+    """(action, stripped content, stripped old_text, pinned entry or None) per operation (LF
+    newlines with ``whole_entries``); TypeError on a bad shape."""
     if not isinstance(operations, (list, tuple)):
         raise TypeError("operations must be a list of {action, content?, old_text?} objects.")
     ops = []
@@ -592,11 +609,21 @@ def _normalise_operations(operations: Sequence[Any], *, whole_entries: bool = Fa
             raise TypeError(f"Operation {index}: old_text must be a string, not {type(old_text).__name__}.")
         if whole_entries:
             content, old_text = normalise_newlines(content), normalise_newlines(old_text)
-        ops.append((op.get("action"), content.strip(), old_text.strip()))
+        ops.append((op.get("action"), content.strip(), old_text.strip(), op.get("matched_entry")))
     return ops
 
 
-def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text: str) -> str | None:
+def _pinned_or_match(entries: Sequence[str], old_text: str, pinned: object) -> tuple[str | int, list[int]]:
+    """``find_match``, or for a write pinned to a whole entry: that entry's index, or stale."""
+    if pinned is None:
+        return find_match(entries, old_text)
+    if isinstance(pinned, str) and pinned in entries:
+        return entries.index(pinned), []
+    return _MATCH_STALE, []
+
+
+def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text: str,
+               pinned: object = None) -> str | None:
     """Apply one batch operation to ``working`` in place; the error text if it cannot be applied."""
     if action == "add":
         if not content:
@@ -610,7 +637,9 @@ def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text
         return f"{pos}: old_text is required."
     if action == "replace" and not content:
         return f"{pos}: content is required (use action='remove' to delete)."
-    found, _candidates = find_match(working, old_text)
+    found, _candidates = _pinned_or_match(working, old_text, pinned)
+    if found == _MATCH_STALE:
+        return f"{pos}: {msg.stale_entry(pinned)}"
     if found == _MATCH_NONE:
         return f"{pos}: no entry matched '{old_text}'."
     if found == _MATCH_AMBIGUOUS:

@@ -26,7 +26,7 @@ from memory_core.drift import DriftInfo, detect_drift, is_backup_name
 from memory_core.entries import DELIMITER, TARGETS, char_count, file_name_for, parse_entries, usage_text
 from memory_core.files import read_store_file
 from memory_core.maintenance import analyse_store
-from memory_core.pending import count_pending, list_pending
+from memory_core.pending import count_pending, list_pending, scan_pending
 from memory_core.safe_paths import leaving_link
 from memory_core.state import (
     BackupFile,
@@ -331,6 +331,11 @@ class PendingRow:
     old_text: str | None
     operations: list[dict[str, str]] = field(default_factory=list)
     operations_error: bool = False
+    # A newer agent's staged replace/remove names the whole entry it was reviewed against.
+    matched_entry: str | None = None
+    # Why the panel does not understand this record ("" when it does): it is shown, kept, and
+    # approving it fails with the store's own reason.
+    problem: str = ""
 
     @property
     def automatic(self) -> bool:
@@ -363,14 +368,17 @@ def _pending_row(record: dict[str, Any]) -> PendingRow:
                 operations.append(
                     {
                         "action": str(op.get("action") or "?"),
-                        "content": _text_or_none(op.get("content")) or "",
+                        "content": _text_or_none(op.get("content")) or _text_or_none(op.get("new_text")) or "",
                         "old_text": _text_or_none(op.get("old_text")) or "",
+                        "matched_entry": _text_or_none(op.get("matched_entry")) or "",
                     }
                 )
         else:
             operations_error = True
     target = payload.get("target")
     return PendingRow(
+        problem=_pending_problem(record, payload, operations, operations_error),
+        matched_entry=_text_or_none(payload.get("matched_entry")),
         id=str(record.get("id", "")),
         action=str(payload.get("action") or record.get("action") or "?"),
         target="memory" if target is None else str(target),
@@ -384,8 +392,46 @@ def _pending_row(record: dict[str, Any]) -> PendingRow:
     )
 
 
+_KNOWN_ACTIONS = ("add", "replace", "remove", "batch")
+_KNOWN_OP_ACTIONS = ("add", "replace", "remove")
+# Why a readable record is not understood (shown on the pending page; translated there).
+PROBLEM_PAYLOAD = "payload"
+PROBLEM_ACTION = "action"
+PROBLEM_TARGET = "target"
+PROBLEM_OPERATIONS = "operations"
+PROBLEM_SUBSYSTEM = "subsystem"
+
+
+def _pending_problem(record: dict[str, Any], payload: dict[str, Any], operations: list[dict[str, str]],
+                     operations_error: bool) -> str:
+    if not isinstance(record.get("payload"), dict):
+        return PROBLEM_PAYLOAD
+    if record.get("subsystem", "memory") != "memory":
+        return PROBLEM_SUBSYSTEM
+    if payload.get("action") not in _KNOWN_ACTIONS:
+        return PROBLEM_ACTION
+    if payload.get("target") not in (None, "memory", "user"):
+        return PROBLEM_TARGET
+    if operations_error or any(op["action"] not in _KNOWN_OP_ACTIONS for op in operations):
+        return PROBLEM_OPERATIONS
+    return ""
+
+
+@dataclass(frozen=True)
+class UnreadablePendingRow:
+    name: str
+    reason: str
+
+
 def pending_rows(*, home: Path) -> list[PendingRow]:
     return [_pending_row(record) for record in list_pending(home)]
+
+
+def pending_queue(*, home: Path) -> tuple[list[PendingRow], list[UnreadablePendingRow]]:
+    """The records, and the queue's files the panel cannot read (shown, never deleted)."""
+    records, unreadable = scan_pending(home)
+    return ([_pending_row(record) for record in records],
+            [UnreadablePendingRow(name=item.name, reason=item.reason) for item in unreadable])
 
 
 @dataclass(frozen=True)
@@ -396,6 +442,7 @@ class MemoryOverview:
     config: MemoryConfig
     stores: list[StoreView]
     pending: list[PendingRow]
+    unreadable_pending: list[UnreadablePendingRow] = field(default_factory=list)
 
     def store(self, target: str) -> StoreView:
         return next(store for store in self.stores if store.target == target)
@@ -422,6 +469,11 @@ class MemoryOverview:
         return dataclasses.replace(self, stores=stores)
 
     @property
+    def pending_total(self) -> int:
+        """Everything waiting in the queue, files the panel cannot read included."""
+        return len(self.pending) + len(self.unreadable_pending)
+
+    @property
     def blocked(self) -> list[EntryRow]:
         return [row for store in self.stores for row in store.blocked_rows]
 
@@ -434,11 +486,13 @@ def memory_overview(*, home: Path) -> MemoryOverview:
     states = read_all_states(home=home, config=config)
     sources = source_views(home=home, stores={target: [view.text for view in states[target].entries]
                                               for target in TARGETS})
+    pending, unreadable = pending_queue(home=home)
     return MemoryOverview(
         fingerprint=current,
         config=config,
         stores=[store_view(states[target], sources.get(target)) for target in TARGETS],
-        pending=pending_rows(home=home),
+        pending=pending,
+        unreadable_pending=unreadable,
     )
 
 

@@ -24,7 +24,7 @@ from django.urls import get_script_prefix, reverse
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.sessions import _file_stamp, epoch
 from memory_core.history import HistoryUnavailable, open_history, state_db_path
-from memory_core.history.memory_writes import MemoryHistory, read_memory_history
+from memory_core.history.memory_writes import MemoryHistory, forget_kept, read_memory_history
 from memory_core.maintenance.provenance import PANEL, EntrySource, MemoryOp, WriteEvent, parse_arguments, trace_entries
 
 _lock = threading.Lock()
@@ -128,6 +128,7 @@ def entry_sources(*, home: Path, stores: Mapping[str, Sequence[str]]) -> dict[st
 
 
 def forget_cache() -> None:
+    forget_kept()
     with _lock:
         _histories.clear()
         _traces.clear()

@@ -408,7 +408,7 @@ def reject_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOut
     outcomes = []
     for pending_id in ids:
         summary = _pending_summary(home, pending_id)
-        result = pending.reject(home, pending_id)
+        result = pending.reject(home, pending_id, only_readable=True)
         ok = bool(result.get("success"))
         outcomes.append(
             PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=shown_error(result))

@@ -96,11 +96,17 @@ def parse_arguments(arguments: Any) -> tuple[str, tuple[MemoryOp, ...]] | None:
             return None
     else:
         raw_ops = [arguments]
+    batch = arguments.get("operations") is not None
     ops = []
     for raw in raw_ops:
         if not isinstance(raw, dict) or raw.get("action") not in ("add", "replace", "remove"):
             continue
         content, old_text = raw.get("content"), raw.get("old_text")
+        # Newer agents take ``new_text`` for the content (a batch operation's when it has none; a
+        # single call's when ``content`` is absent). 0.19.0 refused such calls, so no result of its
+        # says they wrote.
+        if (not content if batch else content is None) and isinstance(raw.get("new_text"), str):
+            content = raw["new_text"]
         ops.append(MemoryOp(
             action=raw["action"],
             content=content if isinstance(content, str) else "",

@@ -182,3 +182,12 @@ def test_without_the_full_text_index_the_table_is_scanned(db):
         assert "messages_fts_insert" in history.caps.missing_triggers
     traced, _ = _trace(db, ["Found by the scan."])
     assert traced["memory"]["Found by the scan."].write.message_id == db.ids["add"]
+
+
+def test_a_newer_agents_new_text_is_the_content_it_wrote(db):
+    db.call("single", S1, {"action": "replace", "old_text": "Monday", "new_text": "Release day is Friday."},
+            success("memory", message="Entry replaced."))
+    db.call("batch", S2, {"operations": [{"action": "add", "new_text": "Uses fish shell."}]}, success("memory"))
+    traced, _ = _trace(db, ["Release day is Friday.", "Uses fish shell."])
+    assert {text: s.write.message_id for text, s in traced["memory"].items()} == {
+        "Release day is Friday.": db.ids["single"], "Uses fish shell.": db.ids["batch"]}
