@@ -18,11 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from memory_core import messages as msg
-<<<<<<< ours
 from memory_core import safe_paths
-=======
 from memory_core.agent_release import newer_agent_home
->>>>>>> theirs
 from memory_core.home import resolve_home
 from memory_core.store import MemoryStore
 
@@ -151,13 +148,8 @@ def _scan(home: str | os.PathLike[str] | None) -> tuple[list[dict[str, Any]], li
         path = directory / name
         stem = name[: -len(".json")]
         try:
-<<<<<<< ours
             record = json.loads(safe_paths.read_bytes(path, resolve_home(home)).decode("utf-8"))
-        except (OSError, ValueError):
-=======
-            record = json.loads(path.read_bytes().decode("utf-8"))
         except (OSError, ValueError, RecursionError):
->>>>>>> theirs
             logger.warning("Skipping unreadable pending record: %s", path)
             unreadable.append(UnreadableRecord(name=name, reason=NOT_JSON))
             continue
@@ -213,16 +205,6 @@ def discard_pending(home: str | os.PathLike[str] | None, pending_id: str) -> boo
     return True
 
 
-<<<<<<< ours
-def replay(
-    payload: Any, store: MemoryStore, *, refuse_drift: bool = False, whole_entries: bool = False
-) -> dict[str, Any]:
-    """Apply a staged payload through the store's normal checks (no approval gate).
-
-    ``refuse_drift`` (the panel) makes a staged add refuse a drifted file under the lock, as
-    replace, remove and batch always do. ``whole_entries`` (the panel, its command line) refuses
-    staged text that would not read back as the same entry (see ``MemoryStore.add``)."""
-=======
 DESTRUCTIVE = ("replace", "remove")
 
 
@@ -239,15 +221,18 @@ def is_pinned(payload: Any) -> bool:
         op.get("matched_entry") is not None for op in destructive_operations(payload))
 
 
-def replay(payload: Any, store: MemoryStore, *, refuse_drift: bool = False, newer: bool = False) -> dict[str, Any]:
+def replay(
+    payload: Any, store: MemoryStore, *, refuse_drift: bool = False, newer: bool = False, whole_entries: bool = False
+) -> dict[str, Any]:
     """Apply a staged payload through the store's normal checks (no approval gate).
 
     ``refuse_drift`` (the panel) makes a staged add refuse a drifted file under the lock, as
     replace, remove and batch always do. A replace/remove pinned to the entry it was reviewed
     against (``matched_entry``, newer agents) applies to exactly that entry or is refused.
     ``newer``: the home's agent is newer than 0.19.0, so its refusals apply too (a disabled
-    store; an unpinned replace/remove). See docs/memory_core.md "Newer agents"."""
->>>>>>> theirs
+    store; an unpinned replace/remove). See docs/memory_core.md "Newer agents". ``whole_entries``
+    (the panel, its command line) refuses staged text that would not read back as the same entry
+    (see ``MemoryStore.add``)."""
     payload = payload if isinstance(payload, dict) else {}
     action = payload.get("action")
     target = payload.get("target")
@@ -267,25 +252,17 @@ def replay(payload: Any, store: MemoryStore, *, refuse_drift: bool = False, newe
             return msg.failure(msg.EMPTY_OPERATIONS)
         if not isinstance(operations, list):
             return msg.failure(OPERATIONS_NOT_A_LIST)
-<<<<<<< ours
-        return store.apply_batch(target, operations, whole_entries=whole_entries)
-=======
         if newer:  # newer agents take an operation's ``new_text`` for a missing ``content``
             operations = [{**op, "content": op.get("content") or op.get("new_text")}
                           if isinstance(op, dict) and op.get("new_text") else op for op in operations]
-        return store.apply_batch(target, operations, refuse_emptying=newer)
->>>>>>> theirs
+        return store.apply_batch(target, operations, refuse_emptying=newer, whole_entries=whole_entries)
     content = payload.get("content") or ""
     old_text = payload.get("old_text") or ""
     pinned = payload.get("matched_entry")
     if action == "add":
         return store.add(target, content, refuse_drift=refuse_drift, whole_entries=whole_entries)
     if action == "replace":
-<<<<<<< ours
-        return store.replace(target, old_text, content, whole_entries=whole_entries)
-=======
-        return store.replace(target, old_text, content, matched_entry=pinned)
->>>>>>> theirs
+        return store.replace(target, old_text, content, matched_entry=pinned, whole_entries=whole_entries)
     if action == "remove":
         return store.remove(target, old_text, matched_entry=pinned)
     return msg.failure(f"Unknown staged action '{action}'.")
@@ -324,11 +301,8 @@ def approve_record(
     if store is None:
         return msg.failure("memory store unavailable")
     try:
-<<<<<<< ours
-        result = replay(record.get("payload"), store, refuse_drift=refuse_drift, whole_entries=whole_entries)
-=======
-        result = replay(record.get("payload"), store, refuse_drift=refuse_drift, newer=newer_agent_home(home))
->>>>>>> theirs
+        result = replay(record.get("payload"), store, refuse_drift=refuse_drift, newer=newer_agent_home(home),
+                        whole_entries=whole_entries)
     except (TypeError, ValueError, AttributeError, RuntimeError) as exc:
         # A failed write's own text names absolute paths; its reason says the same in words.
         return msg.failure(getattr(exc, "reason", None) or str(exc))
