@@ -13,7 +13,7 @@ between the two threads. Here the body is read on the loop before the hop and a 
 (non-streaming) response comes back in one piece. A streaming response (the audit export) is sent
 chunk by chunk from its thread, so its database cursor stays on the thread that opened it.
 
-Bodies (docs/serving.md, "Request bodies"): the limit of each address (``admin_panel/body_limits.py``)
+Bodies (docs/request_bodies.md): the limit of each address (``admin_panel/body_limits.py``)
 is checked against Content-Length before anything is read, and counted while a chunked body
 arrives; a large or chunked body is read only once its sender showed a valid session or API token
 (checked on a pool thread: the only extra hop, taken by large bodies alone). A request runs only

@@ -1,5 +1,5 @@
 """How large a request body each address accepts: the one table, applied by the ASGI bridge
-(``admin_panel/asgi.py``) before a byte of the body is read. docs/serving.md explains it.
+(``admin_panel/asgi.py``) before a byte of the body is read. docs/request_bodies.md explains it.
 
 Imports nothing from Django: the settings module takes Django's own body limit from here, so the
 bridge and Django refuse the same bodies.
