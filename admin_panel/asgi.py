@@ -12,24 +12,39 @@ for the body, the status line and every chunk, and each of those waits costs a G
 between the two threads. Here the body is read on the loop before the hop and a whole
 (non-streaming) response comes back in one piece. A streaming response (the audit export) is sent
 chunk by chunk from its thread, so its database cursor stays on the thread that opened it.
+
+Bodies (docs/request_bodies.md): the limit of each address (``admin_panel/body_limits.py``)
+is checked against Content-Length before anything is read, and counted while a chunked body
+arrives; a large or chunked body is read only once its sender showed a valid session or API token
+(checked on a pool thread: the only extra hop, taken by large bodies alone). A request runs only
+once its whole body arrived: a client that goes away mid-body leaves nothing behind.
 """
 
 from __future__ import annotations
 
 import asyncio
+import io
+import logging
 import os
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from tempfile import SpooledTemporaryFile
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
+from admin_panel import body_limits
+from admin_panel.body_limits import STREAM_SUFFIX
+
+if TYPE_CHECKING:
+    from django.core.handlers.wsgi import WSGIRequest
+    from django.http import HttpResponse
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "admin_panel.settings")
 
-STREAM_SUFFIX = "/events/"
+logger = logging.getLogger(__name__)
 # A request body larger than this goes to a temporary file instead of memory (as Django's ASGI
 # handler does).
 BODY_IN_MEMORY_BYTES = 1024 * 1024
@@ -78,6 +93,143 @@ def wsgi_environ(scope: dict[str, Any], body: Any, content_length: int) -> dict[
     return environ
 
 
+def declared_length(headers: Iterable[tuple[bytes, bytes]]) -> int | None:
+    """The body length a request declares: its Content-Length, 0 without one, or None when it is
+    not known in advance (chunked, or a length the server should never have let through)."""
+    length = 0
+    for name, value in headers:
+        if name == b"content-length":
+            try:
+                length = int(value)
+            except ValueError:
+                return None
+        elif name == b"transfer-encoding":
+            return None
+    return length
+
+
+class BodyTooLarge(Exception):
+    """A chunked body went past its address's limit while it was being read."""
+
+
+def bare_request(scope: dict[str, Any]) -> WSGIRequest:
+    """A Django request for the headers alone (the body is never read through it): its cookies,
+    language and path, for answering before the body."""
+    from django.core.handlers.wsgi import WSGIRequest
+
+    return WSGIRequest(wsgi_environ(scope, io.BytesIO(), 0))
+
+
+def too_large(scope: dict[str, Any], limit: int) -> HttpResponse:
+    """413 in words, before (or instead of) reading the rest of the body."""
+    from django.http import HttpResponse
+    from django.template.defaultfilters import filesizeformat
+    from django.utils import translation
+    from django.utils.translation import gettext as _
+
+    if body_limits.is_api(scope["path"]):
+        from admin_panel.api_auth import api_error
+
+        return api_error(f"Request body is too large: this address accepts at most {limit} bytes. "
+                         "Nothing was changed.", 413)
+    with translation.override(translation.get_language_from_request(bare_request(scope))):
+        if limit == 0:
+            text = _("This address takes no request body. Nothing was saved.")
+        else:
+            text = _("The request is too large: this address accepts at most %(limit)s. Nothing was saved.") % {
+                "limit": filesizeformat(limit)}
+    return HttpResponse(text, status=413, content_type="text/plain; charset=utf-8")
+
+
+def length_mismatch(scope: dict[str, Any]) -> HttpResponse:
+    from django.http import HttpResponse
+    from django.utils import translation
+    from django.utils.translation import gettext as _
+
+    with translation.override(translation.get_language_from_request(bare_request(scope))):
+        text = _("The request body did not match its declared length. Nothing was saved.")
+    return HttpResponse(text, status=400, content_type="text/plain; charset=utf-8")
+
+
+def refusal_before_body(request: WSGIRequest, *, api: bool) -> HttpResponse | None:
+    """On the event loop, from the headers alone: an answer for a sender who cannot be signed in
+    (no session cookie, no API token) or whose browser change lacks its CSRF cookie; else None."""
+    from django.conf import settings
+
+    from admin_panel.api_auth import SAFE_METHODS, presented_token
+
+    token = presented_token(request) if api else None
+    if token is None and not request.COOKIES.get(settings.SESSION_COOKIE_NAME):
+        return not_signed_in(request, api=api)
+    if token is None and request.method not in SAFE_METHODS:
+        if not request.COOKIES.get(settings.CSRF_COOKIE_NAME):
+            return csrf_refused(request, api=api, reason="CSRF cookie not set.")
+        # A JSON body cannot carry the form's token: the API takes it from the header only.
+        if api and not request.META.get(settings.CSRF_HEADER_NAME):
+            return csrf_refused(request, api=api, reason="CSRF token missing.")
+    return None
+
+
+def not_signed_in(request: WSGIRequest, *, api: bool) -> HttpResponse:
+    if api:
+        from admin_panel.api_auth import api_error
+
+        return api_error("Unauthorized", 401)
+    from django.conf import settings
+    from django.contrib.auth.views import redirect_to_login
+
+    return redirect_to_login(request.get_full_path(), settings.LOGIN_URL)
+
+
+def csrf_refused(request: WSGIRequest, *, api: bool, reason: str) -> HttpResponse:
+    from django.http import HttpResponse
+    from django.utils import translation
+    from django.utils.translation import gettext as _
+
+    if api:
+        from admin_panel.api_auth import api_error
+
+        return api_error(f"CSRF Failed: {reason}", 403)
+    with translation.override(translation.get_language_from_request(request)):
+        text = _("This form could not be checked: the browser sent no security cookie with it. "
+                 "Reload the page and send it again; nothing was saved.")
+    return HttpResponse(text, status=403, content_type="text/plain; charset=utf-8")
+
+
+def signed_in(request: WSGIRequest, *, api: bool) -> bool:
+    """Whether the request's API token or session belongs to an active account (in a pool thread:
+    it reads the panel's database). A check that fails lets the body be read: the size limit
+    still holds and Django checks the sender again."""
+    from importlib import import_module
+    from types import SimpleNamespace
+
+    from django.conf import settings
+    from django.contrib.auth import get_user
+
+    from admin_panel.api_auth import _user_for_token, presented_token
+
+    try:
+        token = presented_token(request) if api else None
+        if token is not None:
+            return _user_for_token(token) is not None
+        session = import_module(settings.SESSION_ENGINE).SessionStore(
+            request.COOKIES.get(settings.SESSION_COOKIE_NAME))
+        return bool(get_user(SimpleNamespace(session=session)).is_authenticated)
+    except Exception:
+        logger.exception("Could not check the sender of a large request body; reading it")
+        return True
+
+
+async def send_whole(send: Any, response: HttpResponse) -> None:
+    """Send a Django response built on the loop and close the connection after it: the rest of a
+    body that was refused unread is never read."""
+    headers = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in response.items()]
+    headers += [(b"content-length", str(len(response.content)).encode()), (b"x-content-type-options", b"nosniff"),
+                (b"connection", b"close")]
+    await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+    await send({"type": "http.response.body", "body": response.content})
+
+
 class WsgiOnThreads:
     """An ASGI app that runs a WSGI app on a fixed thread pool, one hop there and one back."""
 
@@ -86,11 +238,33 @@ class WsgiOnThreads:
         self.pool = ThreadPoolExecutor(max_workers=threads, thread_name_prefix="panel-request")
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        declared = declared_length(scope["headers"])
+        limit = body_limits.body_limit(scope["path"])
+        if declared is not None and declared > limit:
+            await send_whole(send, too_large(scope, limit))
+            return
+        loop = asyncio.get_running_loop()
+        if body_limits.needs_sign_in_first(declared=declared, limit=limit):
+            request, api = bare_request(scope), body_limits.is_api(scope["path"])
+            refusal = refusal_before_body(request, api=api)
+            if refusal is None and not await loop.run_in_executor(self.pool, lambda: signed_in(request, api=api)):
+                refusal = not_signed_in(request, api=api)
+            if refusal is not None:
+                await send_whole(send, refusal)
+                return
         body = SpooledTemporaryFile(max_size=BODY_IN_MEMORY_BYTES)  # noqa: SIM115 - closed below
         try:
-            length = await self._read_body(receive, body)
+            try:
+                length = await self._read_body(receive, body, limit=limit)
+            except BodyTooLarge:
+                await send_whole(send, too_large(scope, limit))
+                return
+            if length is None:
+                return  # the client went away before its whole body arrived: nothing runs
+            if declared is not None and length != declared:
+                await send_whole(send, length_mismatch(scope))
+                return
             environ = wsgi_environ(scope, body, length)
-            loop = asyncio.get_running_loop()
 
             def relay(message: Message) -> None:  # from the request thread, for streaming responses
                 asyncio.run_coroutine_threadsafe(send(message), loop).result()
@@ -104,16 +278,20 @@ class WsgiOnThreads:
             body.close()
 
     @staticmethod
-    async def _read_body(receive: Any, body: Any) -> int:
+    async def _read_body(receive: Any, body: Any, *, limit: int) -> int | None:
+        """The body's length once it arrived whole (the last message says no more body), None if
+        the client disconnected first; ``BodyTooLarge`` as soon as it passes ``limit``."""
         length = 0
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                break
+                return None
             chunk = message.get("body", b"")
             if chunk:
-                body.write(chunk)
                 length += len(chunk)
+                if length > limit:
+                    raise BodyTooLarge
+                body.write(chunk)
             if not message.get("more_body", False):
                 break
         body.seek(0)
@@ -154,6 +332,11 @@ def build_application(*, threads: int | None = None) -> Any:
 
     async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"].endswith(STREAM_SUFFIX):
+            # Django's handler would read (and spool) any body before the view; a stream takes none.
+            declared = declared_length(scope["headers"])
+            if declared is None or declared > body_limits.STREAM_BODY_BYTES:
+                await send_whole(send, too_large(scope, body_limits.STREAM_BODY_BYTES))
+                return
             await streams(scope, receive, send)
         elif scope["type"] == "http":
             await requests(scope, receive, send)

@@ -12,6 +12,7 @@ import os
 import secrets
 from pathlib import Path
 
+from admin_panel.body_limits import SIGNED_IN_BODY_BYTES
 from admin_panel.paths import resolve_hermes_home, resolve_panel_data_dir
 from admin_panel.private_data import create_private_folder
 
@@ -205,6 +206,9 @@ PANEL_SCHEMA_PREVIEW_DIRS: list[Path] = [
 # Which secret store new secrets go to: "env_file" (HERMES_HOME/.env) or "keyring".
 PANEL_SECRET_STORE = os.environ.get("PANEL_SECRET_STORE", "env_file")
 SIGN_IN_LINK_MAX_AGE_SECONDS = 15 * 60
+# The largest body Django reads; `serve` refuses larger ones (and smaller ones per address) before
+# reading them: admin_panel/body_limits.py holds the table.
+DATA_UPLOAD_MAX_MEMORY_SIZE = SIGNED_IN_BODY_BYTES
 
 LOGGING = {
     "version": 1,
