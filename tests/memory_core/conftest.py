@@ -68,6 +68,10 @@ def read_bytes(home: Path, name: str = "MEMORY.md") -> bytes:
 
 
 def _as_nobody(queue: Any, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    # The interpreter's own library may sit in a folder only root can read (a pyenv under /root):
+    # what the code imports lazily (sqlite3 for the agent-release check) is imported before the drop.
+    import sqlite3  # noqa: F401
+
     try:
         os.setgid(NOBODY)
         os.setuid(NOBODY)
