@@ -154,7 +154,10 @@ def build_application(*, threads: int | None = None) -> Any:
 
     async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["path"].endswith(STREAM_SUFFIX):
-            await streams(scope, receive, send)
+            # handle(), not __call__: outside a ThreadSensitiveContext every stream's few database
+            # calls share one thread and its one connection, instead of a thread and a connection
+            # per open stream (threads, memory and SQLite file descriptors by the thousand).
+            await streams.handle(scope, receive, send)
         elif scope["type"] == "http":
             await requests(scope, receive, send)
 

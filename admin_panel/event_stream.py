@@ -13,9 +13,9 @@ it answers once and the browser asks again, like a poll.
 
 Open streams are counted per account and in all (``PANEL_STREAMS_PER_ACCOUNT``,
 ``PANEL_STREAMS_TOTAL``); past either limit the answer is 429 with a reason and a Retry-After, and
-the page polls instead. Django's ASGI handler runs each request, a stream included, on a thread of
-its own that ends with it: the database connection that thread opened is closed when the request
-finishes, as no later request can reuse it.
+the page polls instead. The database work of every stream (the view, the checks) runs on one
+shared thread with one connection (see admin_panel/asgi.py), so an open stream holds a socket and
+a coroutine, no thread and no database connection of its own.
 """
 
 from __future__ import annotations
@@ -32,10 +32,7 @@ from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.contrib import auth
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.core.handlers.asgi import ASGIHandler, ASGIRequest
-from django.core.signals import request_finished
-from django.db import connection
-from django.dispatch import receiver
+from django.core.handlers.asgi import ASGIRequest
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.utils.translation import gettext as _
 
@@ -98,14 +95,6 @@ def open_streams() -> int:
     return _slots.total
 
 
-@receiver(request_finished, sender=ASGIHandler, dispatch_uid="admin_panel.event_stream.close_connection")
-def _close_request_thread_connection(**kwargs: Any) -> None:
-    """Runs on the request's own thread (Django sends this signal there): that thread ends with the
-    request, so its connection (kept by CONN_MAX_AGE for the pooled request threads) would otherwise
-    stay open, with its file descriptors, until the garbage collector found it."""
-    connection.close()
-
-
 class _LimitedStream(StreamingHttpResponse):
     """A stream that gives its slot back when Django closes the response."""
 
@@ -127,12 +116,8 @@ def _still_allowed(session_key: str | None, allowed: Allowed) -> bool:
         return False
     probe = HttpRequest()
     probe.session = import_module(settings.SESSION_ENGINE).SessionStore(session_key=session_key)
-    try:
-        return allowed(auth.get_user(probe))
-    finally:
-        # A stream's checks run on its own thread, which ends with the stream: connections are
-        # kept open for the request threads only (CONN_MAX_AGE), never left behind here.
-        connection.close()
+    # On the streams' shared thread, whose connection stays open for the next check (CONN_MAX_AGE).
+    return allowed(auth.get_user(probe))
 
 
 def _one_shot(fingerprint: Fingerprint) -> str:
