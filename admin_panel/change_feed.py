@@ -104,7 +104,9 @@ class ChangeFeed:
             if self._thread is None and not self._closed:
                 self._thread = threading.Thread(target=self._run, name="change-feed", daemon=True)
                 self._thread.start()
-        if not self._wanted() <= self._watching:
+        # Only the new subscriber's folders: looking at every subscriber's made each new stream cost
+        # a stat call per path of every open stream.
+        if not {folder for folder in map(_watch_folder, subscription.paths) if folder is not None} <= self._watching:
             self._rewatch.set()
         return subscription
 

@@ -90,11 +90,6 @@ class _Slots:
 _slots = _Slots()
 
 
-def open_streams() -> int:
-    """How many streams this process holds open now (for tests and the benchmark's checks)."""
-    return _slots.total
-
-
 class _LimitedStream(StreamingHttpResponse):
     """A stream that gives its slot back when Django closes the response."""
 

@@ -79,11 +79,14 @@ def served(tmp_path: Path):
 
 
 @pytest.mark.slow
-def test_it_sends_an_idle_sessions_stream_nothing_while_the_panel_reads_and_one_event_per_commit(served):
-    stream = OpenStream(served.port, SESSIONS_STREAM, served.cookie)
+def test_it_sends_idle_sessions_and_memory_streams_nothing_while_the_panel_reads_and_one_event_per_change(served):
+    sessions = OpenStream(served.port, SESSIONS_STREAM, served.cookie)
+    memory = OpenStream(served.port, MEMORY_STREAM, served.cookie)
     try:
-        assert stream.response.status == 200
-        assert stream.data() == history_fingerprint(home=served.home)
+        assert sessions.response.status == memory.response.status == 200
+        assert sessions.data() == history_fingerprint(home=served.home)
+        memory_first = memory.data()
+        assert FINGERPRINT_LINE.match(f"data: {memory_first}")
 
         for round_number in (1, 2):
             _read_history_as_the_panel_does(served.home, served.browser)
@@ -93,28 +96,20 @@ def test_it_sends_an_idle_sessions_stream_nothing_while_the_panel_reads_and_one_
 
             # The next event is the commit's: none came for the reads before it, and (on the second
             # round) none came after the first commit's event either.
-            assert stream.data() == after
-    finally:
-        stream.close()
+            assert sessions.data() == after
 
-
-@pytest.mark.slow
-def test_it_sends_an_idle_memory_stream_nothing_while_the_panel_reads(served):
-    stream = OpenStream(served.port, MEMORY_STREAM, served.cookie)
-    try:
-        first = stream.data()
-        assert FINGERPRINT_LINE.match(f"data: {first}")
-
-        _read_history_as_the_panel_does(served.home, served.browser)
         for _ in range(READS):
             status, _body, _headers = served.browser.request("GET", "/memory/")
             assert status == 200
         with _server_paused(served.process.pid):
             assert add_entry(home=served.home, target="memory", content="Deploys go out on Fridays.")["success"]
 
-        assert stream.data() == fingerprint(served.home) != first
+        # The memory stream's first event since it opened: the history's commits and every read
+        # above sent it nothing.
+        assert memory.data() == fingerprint(served.home) != memory_first
     finally:
-        stream.close()
+        sessions.close()
+        memory.close()
 
 
 def test_it_keeps_the_history_fingerprint_through_the_panels_own_reads(tmp_path: Path):
