@@ -31,7 +31,7 @@ from django.utils.translation import gettext as _
 
 import provider_schemas
 from admin_panel.selectors import providers as provider_selectors
-from memory_core.fingerprints import fingerprint_of
+from memory_core.fingerprints import fingerprint_of, stat_token
 from provider_schemas.config_schema import ProviderConfigSchema
 from provider_schemas.loading.discovery import (
     BUNDLED_DIR,
@@ -214,7 +214,8 @@ def list_choices(*, home: Path) -> list[ChoiceGroup]:
 
 def file_fingerprint(choice: Choice) -> str:
     """Changes whenever the file is saved (in place or by rename), removed or re-created."""
-    return fingerprint_of([os.path.realpath(choice.path)])
+    path = os.path.realpath(choice.path)
+    return fingerprint_of([path]) if stat_token(path) is not None else "missing"
 
 
 @dataclass(frozen=True)
