@@ -337,7 +337,10 @@ def build_application(*, threads: int | None = None) -> Any:
             if declared is None or declared > body_limits.STREAM_BODY_BYTES:
                 await send_whole(send, too_large(scope, body_limits.STREAM_BODY_BYTES))
                 return
-            await streams(scope, receive, send)
+            # handle(), not __call__: outside a ThreadSensitiveContext every stream's few database
+            # calls share one thread and its one connection, instead of a thread and a connection
+            # per open stream (threads, memory and SQLite file descriptors by the thousand).
+            await streams.handle(scope, receive, send)
         elif scope["type"] == "http":
             await requests(scope, receive, send)
 

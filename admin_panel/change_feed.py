@@ -1,9 +1,12 @@
 """One change feed per server process: tells subscribers that a file they show may have changed.
 
 A subscriber names the paths it cares about (files or folders, existing or not) and a ``wake``
-callable. One background thread watches the folders that hold those paths, through inotify
-(``watchfiles``), and calls ``wake`` for every subscriber whose paths a change touched. The feed
-never says what changed: a subscriber re-takes its own fingerprint (``stat`` calls) and decides.
+callable, and optionally a ``fingerprint`` callable (``stat`` calls only) with the value it last
+showed. One background thread watches the folders that hold those paths, through inotify
+(``watchfiles``), and wakes a subscriber whose paths a change touched only when its fingerprint
+differs from the last one seen: the panel's own reads raise inotify events too (SQLite's -shm
+file, a journal's metadata), and an idle page must not be woken by them. The feed never says what
+changed.
 
 Folders are watched, not files: the agent and the panel save by writing a temporary file and
 renaming it over the old one, which an inotify watch on the old file would never see. A path that
@@ -44,6 +47,20 @@ def _polling_forced() -> bool:
 class Subscription:
     paths: tuple[str, ...]
     wake: Callable[[], None]
+    fingerprint: Callable[[], str] | None = None
+    seen: str | None = None
+
+    def wake_if_changed(self) -> None:
+        """Wake the subscriber unless it has a fingerprint and that fingerprint is unchanged."""
+        if self.fingerprint is not None:
+            try:
+                current = self.fingerprint()
+            except Exception:  # the subscriber takes it again itself when woken, and reports
+                current = None
+            if current is not None and current == self.seen:
+                return
+            self.seen = current
+        self.wake()
 
     def touched_by(self, changed: str) -> bool:
         for path in self.paths:
@@ -77,14 +94,19 @@ class ChangeFeed:
     _thread: threading.Thread | None = None
     _watching: frozenset[str] = frozenset()
 
-    def subscribe(self, paths: Iterable[str | os.PathLike[str]], wake: Callable[[], None]) -> Subscription:
-        subscription = Subscription(paths=tuple(os.path.abspath(p) for p in paths), wake=wake)
+    def subscribe(self, paths: Iterable[str | os.PathLike[str]], wake: Callable[[], None], *,
+                  fingerprint: Callable[[], str] | None = None, seen: str | None = None) -> Subscription:
+        """``seen`` is the fingerprint the subscriber already shows: it is woken when it differs."""
+        subscription = Subscription(paths=tuple(os.path.abspath(p) for p in paths), wake=wake,
+                                    fingerprint=fingerprint, seen=seen)
         with self._lock:
             self.subscriptions.add(subscription)
             if self._thread is None and not self._closed:
                 self._thread = threading.Thread(target=self._run, name="change-feed", daemon=True)
                 self._thread.start()
-        if not self._wanted() <= self._watching:
+        # Only the new subscriber's folders: looking at every subscriber's made each new stream cost
+        # a stat call per path of every open stream.
+        if not {folder for folder in map(_watch_folder, subscription.paths) if folder is not None} <= self._watching:
             self._rewatch.set()
         return subscription
 
@@ -119,7 +141,13 @@ class ChangeFeed:
             subscribers = list(self.subscriptions)
         for subscription in subscribers:
             if any(subscription.touched_by(path) for path in changed):
-                subscription.wake()
+                subscription.wake_if_changed()
+
+    def _wake_changed(self) -> None:
+        with self._lock:
+            subscribers = list(self.subscriptions)
+        for subscription in subscribers:
+            subscription.wake_if_changed()
 
     def _wake_all(self) -> None:
         with self._lock:
@@ -147,9 +175,9 @@ class ChangeFeed:
                 ):
                     if first_batch:
                         # A file saved between a subscriber's first fingerprint and this watch
-                        # starting raised no event: every subscriber looks once more, now.
+                        # starting raised no event: every subscriber's fingerprint is looked at now.
                         first_batch = False
-                        self._wake_all()
+                        self._wake_changed()
                     elif changes:
                         self._notify({path for _, path in changes})
                     # A folder that appeared, went or became wanted means a new watch set.

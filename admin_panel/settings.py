@@ -230,3 +230,19 @@ LOGGING = {
         "uvicorn": {"handlers": ["console"], "level": "WARNING", "propagate": False},
     },
 }
+
+
+def _stream_limit(name: str, default: int) -> int:
+    """A positive whole number of open live-update streams; a clear start-up error otherwise."""
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    if not text.isdigit() or not 0 < int(text) <= 100_000:
+        raise ValueError(f"{name} must be a whole number between 1 and 100000, not {text!r}")
+    return int(text)
+
+
+# Open live-update streams (one per visible tab under `serve`): each holds a connection and a
+# thread. Past a limit the stream is refused with 429 and the page polls instead.
+PANEL_STREAMS_PER_ACCOUNT = _stream_limit("PANEL_STREAMS_PER_ACCOUNT", 20)
+PANEL_STREAMS_TOTAL = _stream_limit("PANEL_STREAMS_TOTAL", 200)

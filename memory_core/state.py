@@ -5,7 +5,6 @@ Readers rely on the writers' atomic rename, exactly as the agent's own readers d
 
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from memory_core.entries import (
     usage_text,
 )
 from memory_core.files import read_store_file
+from memory_core.fingerprints import fingerprint_of
 from memory_core.home import resolve_home
 from memory_core.pending import pending_dir
 from memory_core.snapshot import render_block
@@ -180,14 +180,6 @@ def read_all_states(*, home: Home, config: MemoryConfig | None = None) -> dict[s
     return {target: read_store_state(home=home, target=target, config=config) for target in TARGETS}
 
 
-def _stat_token(path: Path) -> str:
-    try:
-        info = os.stat(path)
-    except OSError:
-        return "-"
-    return f"{info.st_ino}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}"
-
-
 def fingerprint_paths(home: Home) -> tuple[Path, ...]:
     """The files and folders whose change the memory pages show (also what a change feed watches)."""
     root = resolve_home(home)
@@ -204,7 +196,7 @@ def fingerprint_paths(home: Home) -> tuple[Path, ...]:
 def fingerprint(home: Home) -> str:
     """Changes whenever either store, its backups, the pending queue or config.yaml changes.
 
-    Only ``stat`` calls, no reads: cheap enough to poll every few seconds.
+    Only ``stat`` calls, no reads: cheap enough to poll every few seconds. Reading the stores
+    leaves it unchanged (see memory_core/fingerprints.py).
     """
-    joined = "|".join(_stat_token(path) for path in fingerprint_paths(home))
-    return hashlib.blake2b(joined.encode("ascii"), digest_size=8).hexdigest()
+    return fingerprint_of(fingerprint_paths(home))

@@ -28,3 +28,35 @@ def assert_only_a_fingerprint(response, *hidden: str) -> None:
     assert len(data) == 1 and FINGERPRINT_LINE.match(data[0]), body
     for text in hidden:
         assert text not in body
+
+
+class OpenStream:
+    """An event stream held open on a real server, read event by event as EventSource reads it."""
+
+    def __init__(self, port: int, path: str, cookie: str) -> None:
+        import http.client
+
+        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+        self.connection.request("GET", path, headers={"Cookie": cookie, "Accept": "text/event-stream"})
+        self.response = self.connection.getresponse()
+
+    def next_event(self) -> list[str]:
+        """The lines of the next event (comment-only keep-alives are skipped)."""
+        lines: list[str] = []
+        while True:
+            line = self.response.readline().decode("utf-8")
+            assert line, "the stream ended"
+            line = line.rstrip("\n")
+            if line == "":
+                if any(not part.startswith(":") for part in lines):
+                    return lines
+                lines = []
+                continue
+            lines.append(line)
+
+    def data(self) -> str:
+        """The ``data:`` value of the next event."""
+        return next(line[len("data: "):] for line in self.next_event() if line.startswith("data: "))
+
+    def close(self) -> None:
+        self.connection.close()

@@ -31,6 +31,7 @@ from django.utils.translation import gettext as _
 
 import provider_schemas
 from admin_panel.selectors import providers as provider_selectors
+from memory_core.fingerprints import fingerprint_of, stat_token
 from provider_schemas.config_schema import ProviderConfigSchema
 from provider_schemas.loading.discovery import (
     BUNDLED_DIR,
@@ -213,11 +214,8 @@ def list_choices(*, home: Path) -> list[ChoiceGroup]:
 
 def file_fingerprint(choice: Choice) -> str:
     """Changes whenever the file is saved (in place or by rename), removed or re-created."""
-    try:
-        st = os.stat(os.path.realpath(choice.path))
-    except OSError:
-        return "missing"
-    return f"{st.st_ino}-{st.st_mtime_ns}-{st.st_size}"
+    path = os.path.realpath(choice.path)
+    return fingerprint_of([path]) if stat_token(path) is not None else "missing"
 
 
 @dataclass(frozen=True)

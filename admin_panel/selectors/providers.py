@@ -7,7 +7,6 @@ store a home uses and when the panel last wrote each secret.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 import time
@@ -19,6 +18,7 @@ from django.conf import settings
 
 import provider_schemas
 from admin_panel.models import HomePreference, SecretWrite
+from memory_core.fingerprints import fingerprint_of
 
 SECRET_STORE_KEY = "secret_store"  # noqa: S105 - a preference name
 SECRET_STORES = ("env_file", "keyring")
@@ -90,26 +90,10 @@ def provider_watch_paths(*, home: Path, name: str, state: Any) -> tuple[Path, ..
     return tuple(dict.fromkeys(paths))
 
 
-def _stat_token(path: Path) -> tuple[Any, ...]:
-    try:
-        st = path.stat()
-    except OSError:
-        return (str(path), None)
-    token: tuple[Any, ...] = (str(path), st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size)
-    if path.is_dir():  # a file edited in place inside a folder leaves the folder's own stat alone
-        try:
-            children = sorted(os.scandir(path), key=lambda entry: entry.name)
-        except OSError:
-            children = []
-        token += tuple((c.name, c.stat().st_mtime_ns, c.stat().st_size) for c in children if c.is_file())
-    return token
-
-
 def files_fingerprint(paths: tuple[Path, ...]) -> str:
     """Changes whenever one of ``paths`` (or a file directly in one of its folders) changes; ``stat``
     calls only, never a read, so that it can run on the event loop."""
-    joined = repr([_stat_token(path) for path in paths])
-    return hashlib.blake2b(joined.encode("utf-8", "backslashreplace"), digest_size=8).hexdigest()
+    return fingerprint_of(paths, with_folder_contents=True)
 
 
 def provider_state(*, home: Path, name: str) -> Any:

@@ -7,7 +7,6 @@ and its htmx requests do not read the secret stores and the whole history each t
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from admin_panel.forms.query import MAX_PAGE, clamped_query_int
+from memory_core.fingerprints import database_fingerprint, stat_token
 from memory_core.history import Capabilities, History, HistoryUnavailable, open_history, state_db_path
 from memory_core.history import sessions as history_sessions
 from memory_core.history.db import CJK_STALE, CJK_UNLOADABLE, MISSING
@@ -62,26 +62,14 @@ def history_paths(*, home: Path) -> tuple[Path, Path]:
 
 
 def history_fingerprint(*, home: Path) -> str:
-    """Changes whenever the agent commits to its history (``stat`` calls only, no read)."""
-    stamps = []
-    for path in history_paths(home=home):
-        try:
-            st = path.stat()
-            stamps.append((st.st_ino, st.st_mtime_ns, st.st_ctime_ns, st.st_size))
-        except OSError:
-            stamps.append(None)
-    return hashlib.blake2b(repr(stamps).encode("ascii"), digest_size=8).hexdigest()
+    """Changes whenever the agent commits to its history (``stat`` calls only, no read). The panel's
+    own reads of ``state.db`` leave it unchanged: they touch the log's ctime and the -shm file, and
+    may create an empty log."""
+    return database_fingerprint(state_db_path(home))
 
 
 def _file_stamp(path: Path) -> tuple:
-    stamp = []
-    for candidate in (path, path.with_name(path.name + "-wal")):
-        try:
-            st = candidate.stat()
-            stamp.append((st.st_mtime_ns, st.st_size))
-        except OSError:
-            stamp.append(None)
-    return tuple(stamp)
+    return tuple(stat_token(candidate) for candidate in (path, path.with_name(path.name + "-wal")))
 
 
 def secret_sessions(history: History, *, home: Path, masker: SecretMasker) -> dict[str, list[str]]:

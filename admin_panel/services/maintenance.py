@@ -27,6 +27,7 @@ from admin_panel.services.audit import record
 from admin_panel.services.memory import FILE_NAMES, User, WriteOutcome, _refused, _write_failed
 from memory_core.entries import FILE_NAMES as STORE_FILE_NAMES
 from memory_core.entries import TARGETS
+from memory_core.fingerprints import fingerprint_of
 from memory_core.state import StoreState, read_store_state
 
 UNDO_SESSION_KEY = "maintenance_undo"
@@ -214,4 +215,5 @@ def record_budget_on_store_changes(*, home: Path, feed: ChangeFeed | None = None
         threading.Thread(target=take_samples, name="budget-samples", daemon=True).start()
 
     paths = [home / "memories" / STORE_FILE_NAMES[target] for target in TARGETS]
-    return watching.subscribe(paths, wake)
+    # Woken only when a store's own stat fingerprint moved, not by every event in its folder.
+    return watching.subscribe(paths, wake, fingerprint=lambda: fingerprint_of(paths))

@@ -178,6 +178,34 @@ def test_it_falls_back_to_polling_when_the_stream_is_refused_and_still_updates(p
         state="attached", timeout=SHOW_TIMEOUT_MS)
 
 
+def test_it_polls_when_the_server_refuses_more_streams_after_one_had_worked(page, panel):
+    """Too many open streams: the server answers 429. A page whose stream had worked before (a
+    server restarted, other tabs opened meanwhile) must not keep retrying with nothing shown: it
+    polls, and still shows changes."""
+    answers: list[int] = []
+
+    def stream(route) -> None:
+        if not answers:  # the first stream delivers once and ends, as after a restart
+            answers.append(200)
+            route.fulfill(status=200, headers={"Content-Type": "text/event-stream"},
+                          body="retry: 1000\ndata: 0000000000000000\n\n")
+        else:
+            answers.append(429)
+            route.fulfill(status=429, headers={"Retry-After": "30", "Content-Type": "text/plain"},
+                          body="Too many live-update connections are open.")
+
+    page.route("**/memory/events/**", stream)
+    _sign_in(page, panel)
+    page.goto(f"{panel.base}/memory/")
+    page.wait_for_function("() => document.documentElement.dataset.liveMode === 'polling'")
+    assert answers[0] == 200 and 429 in answers
+
+    _write_in_another_process(panel.home, "Seen while streams are refused.")
+
+    page.locator("#entries-memory .entry-text", has_text="Seen while streams are refused.").wait_for(
+        state="attached", timeout=SHOW_TIMEOUT_MS)
+
+
 def test_it_pushes_a_write_to_the_chosen_profile_to_that_profiles_page(page, panel):
     ops = panel.home / "profiles" / "ops"
     write_store(ops, "memory", ["Ops runs the pager."])

@@ -54,3 +54,39 @@ def test_it_tells_a_subscriber_only_of_paths_it_shows_or_folders_holding_them():
     assert subscription.touched_by("/home/h/memories")  # the folder itself appeared or went
     assert not subscription.touched_by("/home/h/memories/USER.md")
     assert not subscription.touched_by("/home/h/plugins-old")
+
+
+def test_it_wakes_a_subscriber_with_a_fingerprint_only_when_that_fingerprint_moved(tmp_path: Path):
+    """A reader's traces (a ctime change, SQLite's -shm file) raise inotify events next to the file;
+    a subscriber that gave its fingerprint is woken by a write only."""
+    from memory_core.fingerprints import fingerprint_of
+
+    database = tmp_path / "state.db"
+    database.write_bytes(b"first commit")
+
+    def current() -> str:
+        return fingerprint_of([database])
+
+    wakes: list[str] = []
+    woken = threading.Event()
+
+    def wake() -> None:
+        wakes.append(current())
+        woken.set()
+
+    feed = ChangeFeed(force_polling=False)
+    try:
+        every_event = _subscribed(feed, database)  # no fingerprint: woken by anything on the file
+        feed.subscribe([database], wake, fingerprint=current, seen=current())
+        assert every_event.wait(WAKE_WAIT_SECONDS)  # the watch is up
+        every_event.clear()
+
+        os.chmod(database, 0o640)  # ctime only, as a root reader's chown of the log
+        (tmp_path / "state.db-shm").write_bytes(b"reader")
+        assert every_event.wait(WAKE_WAIT_SECONDS)  # the feed has handled the reader's traces
+        database.write_bytes(b"first commit, second commit")
+
+        assert woken.wait(WAKE_WAIT_SECONDS)
+        assert wakes == [current()]
+    finally:
+        feed.close()

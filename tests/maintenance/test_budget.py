@@ -4,6 +4,7 @@ state.db, the chart's points and the forecast at the recent rate."""
 from __future__ import annotations
 
 import multiprocessing
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 
@@ -96,9 +97,15 @@ def _wait_for(condition, what: str) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_it_records_a_sample_when_the_change_feed_sees_another_process_write_a_store(home):
+    add_entry(home=home, target="memory", content="The panel runs on port 8000.")
+    seeded = read_store_state(home=home, target="memory").total_chars
     feed = ChangeFeed()
     try:
         record_budget_on_store_changes(home=home, feed=feed)
+        samples = BudgetSample.objects.filter(home=str(home), target="memory")
+        # The feed looks once when its watch is up: the store as it was then is the first sample,
+        # and only after it is there does the other process write (else which comes first is luck).
+        _wait_for(lambda: samples.filter(chars=seeded).exists(), "the sample taken when the watch began")
         process = multiprocessing.get_context("spawn").Process(
             target=add_after, args=(str(home), "memory", "The build uses uv.", 0.0))
         process.start()
@@ -106,16 +113,44 @@ def test_it_records_a_sample_when_the_change_feed_sees_another_process_write_a_s
         assert process.exitcode == 0
 
         expected = read_store_state(home=home, target="memory").total_chars
-        samples = BudgetSample.objects.filter(home=str(home), target="memory")
         _wait_for(lambda: samples.filter(chars=expected).exists(), "a sample of the new size")
-        assert expected > 0
-        assert samples.get().limit == read_store_state(home=home, target="memory").limit
+        assert expected > seeded
+        assert samples.get(chars=expected).limit == read_store_state(home=home, target="memory").limit
 
         # The next write is another observation; the user store, unchanged, gets no second sample.
         add_entry(home=home, target="memory", content="Deploys go through the staging branch first.")
         grown = read_store_state(home=home, target="memory").total_chars
         _wait_for(lambda: samples.filter(chars=grown).exists(), "a sample of the grown store")
-        assert list(samples.order_by("recorded_at", "pk").values_list("chars", flat=True)) == [expected, grown]
+        assert list(samples.order_by("recorded_at", "pk").values_list("chars", flat=True)) == [seeded, expected, grown]
         assert BudgetSample.objects.filter(home=str(home), target="user").count() <= 1
     finally:
         feed.close()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_lets_a_page_read_the_samples_while_the_sampler_thread_is_writing_one(home):
+    """The sampler writes on its own thread while requests read the same table: a reader must see
+    the last committed samples, never an error (WAL, as in production)."""
+    _samples(home, [(1.0, 1000)])
+    writing, done = threading.Event(), threading.Event()
+
+    def sampler() -> None:
+        from django.db import connection, transaction
+
+        try:
+            with transaction.atomic():
+                BudgetSample.objects.create(home=str(home), target="memory", chars=1200, limit=2200, recorded_at=NOW)
+                writing.set()
+                done.wait(60)  # a safety net against a hang only
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=sampler)
+    thread.start()
+    try:
+        assert writing.wait(60)
+        assert list(BudgetSample.objects.filter(home=str(home)).values_list("chars", flat=True)) == [1000]
+    finally:
+        done.set()
+        thread.join(60)
+    assert BudgetSample.objects.filter(home=str(home)).count() == 2

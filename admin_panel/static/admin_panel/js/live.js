@@ -3,8 +3,9 @@
 // compares it with its own and fetches the fragment it needs only when they differ.
 //
 // A hidden tab closes its stream and opens a new one when shown again (the first message resyncs
-// it). A dropped stream reconnects with growing delays. A stream that never opens (blocked by a
-// proxy, refused, or no EventSource at all) falls back to polling. Pages work without this file.
+// it). A dropped stream reconnects with growing delays. A stream that fails to open twice in a row
+// (blocked by a proxy, no EventSource at all, or refused because too many are open: 429) falls
+// back to polling and tries a stream again after STREAM_RETRY_MS. Pages work without this file.
 "use strict";
 
 (function () {
@@ -15,6 +16,8 @@
   var REOPEN_MS = 500;
   var BACKOFF_MAX_MS = 30000;
   var FAILURES_BEFORE_POLLING = 2;
+  // While polling, how long before a stream is tried again (the server's Retry-After is 30 s).
+  var STREAM_RETRY_MS = 60000;
 
   // handlers: change(fingerprint) on every message, poll() -> Promise when polling instead,
   // end() when the server ends the stream for good (signed out), status(state) for the badge.
@@ -38,14 +41,15 @@
 
     function stop() {
       state.stopped = true;
+      clearTimeout(state.streamRetry);
       close();
       mode("stopped");
     }
 
     function pollLoop() {
-      if (state.stopped || document.hidden) { return; }
+      if (state.stopped || document.hidden || !state.polling) { return; }
       Promise.resolve(handlers.poll()).then(null, function () { status("retrying"); }).then(function () {
-        if (!state.stopped && !document.hidden) { state.timer = setTimeout(pollLoop, POLL_MS); }
+        if (!state.stopped && !document.hidden && state.polling) { state.timer = setTimeout(pollLoop, POLL_MS); }
       });
     }
 
@@ -54,6 +58,13 @@
       state.polling = true;
       mode("polling");
       pollLoop();
+      clearTimeout(state.streamRetry);
+      state.streamRetry = setTimeout(function () {
+        if (state.stopped || typeof window.EventSource !== "function") { return; }
+        state.polling = false;
+        state.failures = 0;
+        open();
+      }, STREAM_RETRY_MS);
     }
 
     function open() {
@@ -85,7 +96,7 @@
           return;
         }
         state.failures += 1;
-        if (!state.everOpened && state.failures >= FAILURES_BEFORE_POLLING) { startPolling(); return; }
+        if (state.failures >= FAILURES_BEFORE_POLLING) { startPolling(); return; }
         // One ordinary fetch tells a refused stream (signed out: the page stops) from a lost one.
         if (state.everOpened) { handlers.poll(); }
         status("retrying");
