@@ -310,6 +310,17 @@ def interop() -> int:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _apply(store: Any, operation: tuple[str, Any]) -> Any:
+    kind, argument = operation
+    if kind == "add":
+        return store.add("memory", argument)
+    if kind == "replace":
+        return store.replace("memory", *argument)
+    if kind == "remove":
+        return store.remove("memory", argument)
+    return store.apply_batch("memory", argument)
+
+
 def measure_mixed(sides: list[Side], count: int) -> dict[str, tuple[float, float]]:
     """Total (wall, CPU) seconds per side for ``count`` mixed operations, taken in turns."""
     rng = random.Random(2000)
@@ -324,24 +335,23 @@ def measure_mixed(sides: list[Side], count: int) -> dict[str, tuple[float, float
             key = f"fact {next_id:05d}:"
             next_id += 1
             present.append(key)
-            operation: Callable[[Any], Any] = lambda store, key=key: store.add("memory", f"{key} added by the mixed run")
+            operation: tuple[str, Any] = ("add", f"{key} added by the mixed run")
         elif roll < 0.7:
             key = rng.choice(present)
-            operation = lambda store, key=key, n=index: store.replace("memory", key, f"{key} replaced in step {n}")
+            operation = ("replace", (key, f"{key} replaced in step {index}"))
         elif roll < 0.9:
-            key = present.pop(rng.randrange(len(present)))
-            operation = lambda store, key=key: store.remove("memory", key)
+            operation = ("remove", present.pop(rng.randrange(len(present))))
         else:
             key, temporary = rng.choice(present), f"batch entry {index}: added and removed"
-            operation = lambda store, key=key, temporary=temporary, n=index: store.apply_batch("memory", [
+            operation = ("batch", [
                 {"action": "add", "content": temporary},
-                {"action": "replace", "old_text": key, "content": f"{key} batch step {n}"},
+                {"action": "replace", "old_text": key, "content": f"{key} batch step {index}"},
                 {"action": "remove", "old_text": temporary},
             ])
         for side in (sides if index % 2 == 0 else list(reversed(sides))):
             side.activate()
             started, started_cpu = time.perf_counter(), time.process_time()
-            operation(stores[side.name])
+            _apply(stores[side.name], operation)
             wall[side.name] += time.perf_counter() - started
             cpu[side.name] += time.process_time() - started_cpu
     return {name: (wall[name], cpu[name]) for name in stores}
@@ -368,7 +378,8 @@ def main() -> int:
             print(f"  {name:<11} {args.mixed} mixed operations: {wall:6.2f} s wall, {cpu:6.2f} s CPU")
         if len(totals) == 2:
             (ours_wall, ours_cpu), (theirs_wall, theirs_cpu) = totals.values()
-            print(f"  store ratio memory_core / 0.19.0: {ours_wall / theirs_wall:.2f} (CPU {ours_cpu / theirs_cpu:.2f})")
+            print(f"  store ratio memory_core / 0.19.0: {ours_wall / theirs_wall:.2f} "
+                  f"(CPU {ours_cpu / theirs_cpu:.2f})")
         return 0
     if args.compare_scanner or args.interop:
         if agent is None:
