@@ -13,6 +13,10 @@ Two checks need 0.19.0 and run only when asked:
     --compare-scanner N   N random texts: our scan_for_threats must return exactly 0.19.0's ids
     --interop             2 memory_core + 2 0.19.0 processes x 50 adds on one store (spec vector 37)
 
+    --mixed N             only N mixed operations (add 40 %, replace 30 %, remove 20 %, 3-operation
+                          batch 10 %) on a 100-entry store, the same seeded sequence for both sides,
+                          alternating; prints the total seconds of each side and the ratio
+
 hermes-agent is never a dependency of the project: it is looked up with importlib, here only.
 """
 
@@ -306,12 +310,77 @@ def interop() -> int:
         shutil.rmtree(root, ignore_errors=True)
 
 
+def _apply(store: Any, operation: tuple[str, Any]) -> Any:
+    kind, argument = operation
+    if kind == "add":
+        return store.add("memory", argument)
+    if kind == "replace":
+        return store.replace("memory", *argument)
+    if kind == "remove":
+        return store.remove("memory", argument)
+    return store.apply_batch("memory", argument)
+
+
+def measure_mixed(sides: list[Side], count: int) -> dict[str, tuple[float, float]]:
+    """Total (wall, CPU) seconds per side for ``count`` mixed operations, taken in turns."""
+    rng = random.Random(2000)
+    stores = {side.name: side.fresh_store(100) for side in sides}
+    present = [f"fact {n:05d}:" for n in range(100)]
+    next_id = 100
+    wall = dict.fromkeys(stores, 0.0)
+    cpu = dict.fromkeys(stores, 0.0)
+    for index in range(count):
+        roll = rng.random()
+        if roll < 0.4 or len(present) < 10:
+            key = f"fact {next_id:05d}:"
+            next_id += 1
+            present.append(key)
+            operation: tuple[str, Any] = ("add", f"{key} added by the mixed run")
+        elif roll < 0.7:
+            key = rng.choice(present)
+            operation = ("replace", (key, f"{key} replaced in step {index}"))
+        elif roll < 0.9:
+            operation = ("remove", present.pop(rng.randrange(len(present))))
+        else:
+            key, temporary = rng.choice(present), f"batch entry {index}: added and removed"
+            operation = ("batch", [
+                {"action": "add", "content": temporary},
+                {"action": "replace", "old_text": key, "content": f"{key} batch step {index}"},
+                {"action": "remove", "old_text": temporary},
+            ])
+        for side in (sides if index % 2 == 0 else list(reversed(sides))):
+            side.activate()
+            started, started_cpu = time.perf_counter(), time.process_time()
+            _apply(stores[side.name], operation)
+            wall[side.name] += time.perf_counter() - started
+            cpu[side.name] += time.process_time() - started_cpu
+    return {name: (wall[name], cpu[name]) for name in stores}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--compare-scanner", type=int, metavar="N", help="compare N random texts with 0.19.0")
     parser.add_argument("--interop", action="store_true", help="mixed-process test with 0.19.0")
+    parser.add_argument("--mixed", type=int, metavar="N", help="only N mixed operations, both sides in turns")
     args = parser.parse_args()
     agent = load_agent()
+    if args.mixed:
+        import logging
+
+        logging.disable(logging.WARNING)
+        with tempfile.TemporaryDirectory(prefix="bench-memory-") as temp:
+            sides = [Side("memory_core", Path(temp) / "ours", _ours)]
+            if agent is not None:
+                agent_store = agent[0]
+                sides.append(Side("0.19.0", Path(temp) / "theirs", lambda _home, limit: agent_store(limit, limit)))
+            totals = measure_mixed(sides, args.mixed)
+        for name, (wall, cpu) in totals.items():
+            print(f"  {name:<11} {args.mixed} mixed operations: {wall:6.2f} s wall, {cpu:6.2f} s CPU")
+        if len(totals) == 2:
+            (ours_wall, ours_cpu), (theirs_wall, theirs_cpu) = totals.values()
+            print(f"  store ratio memory_core / 0.19.0: {ours_wall / theirs_wall:.2f} "
+                  f"(CPU {ours_cpu / theirs_cpu:.2f})")
+        return 0
     if args.compare_scanner or args.interop:
         if agent is None:
             print("hermes-agent 0.19.0 is not importable in this interpreter; nothing to compare.")

@@ -186,9 +186,16 @@ def _free_port() -> int:
         return sock.getsockname()[1]
 
 
-def _http_side_by_side(python: str, *, plugins: int, requests: int) -> None:
+def _http_side_by_side(python: str, *, plugins: int, requests: int, warm_up: dict[str, int] | None = None,
+                       counts: dict[str, int] | None = None, with_secret: bool = False) -> dict:
     """Both real servers at once, each on an identical home, the same requests over keep-alive
-    HTTP, interleaved one by one so that both see the same machine load."""
+    HTTP, interleaved one by one so that both see the same machine load.
+
+    ``warm_up`` and ``counts`` give per method (GET, PUT) the uncounted and counted requests
+    (default 20 and ``requests``); ``with_secret`` puts a new API key in every PUT. Returns
+    {(side, method): {"median", "p95", "cpu"}} (bench/versus_agent.py uses it)."""
+    warm_up = {"GET": 20, "PUT": 20, **(warm_up or {})}
+    counts = {"GET": requests, "PUT": requests, **(counts or {})}
     import http.client
 
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-http-"))
@@ -233,7 +240,10 @@ def _http_side_by_side(python: str, *, plugins: int, requests: int) -> None:
             headers = {"X-Hermes-Session-Token": secret, "Host": f"127.0.0.1:{port}"}
             body = None
             if method == "PUT":
-                body = json.dumps({"values": {"timeout": 100 + (i % 50), "bank_id": f"bank-{i % 7}"}})
+                values = {"timeout": 100 + (i % 50), "bank_id": f"bank-{i % 7}"}
+                if with_secret:
+                    values["api_key"] = f"bench-key-{i + 100}"
+                body = json.dumps({"values": values})
                 headers["Content-Type"] = "application/json"
             started = time.perf_counter()
             connections[name].request(method, config, body=body, headers=headers)
@@ -248,26 +258,31 @@ def _http_side_by_side(python: str, *, plugins: int, requests: int) -> None:
         pids = {"ours": servers[0].pid, "0.19.0": servers[1].pid}
         cpu_per_request: dict[tuple[str, str], float] = {}
         for method in ("GET", "PUT"):
-            for i in range(-20, 0):  # warm caches; not counted
+            for i in range(-warm_up[method], 0):  # warm caches; not counted
                 for name in sides:
                     one(name, method, i)
             cpu_before = {name: _process_cpu_ms(pid) for name, pid in pids.items()}
-            for i in range(requests):  # interleaved, alternating who goes first
+            for i in range(counts[method]):  # interleaved, alternating who goes first
                 for name in (sides if i % 2 else reversed(list(sides))):
                     one(name, method, i)
             for name, pid in pids.items():
-                cpu_per_request[(name, method)] = (_process_cpu_ms(pid) - cpu_before[name]) / requests
-        print(f"over HTTP, both servers running, {requests} interleaved requests each (keep-alive, one client):")
+                cpu_per_request[(name, method)] = (_process_cpu_ms(pid) - cpu_before[name]) / counts[method]
+        print(f"over HTTP, both servers running, interleaved requests (keep-alive, one client), "
+              f"GET {warm_up['GET']}+{counts['GET']}, PUT {warm_up['PUT']}+{counts['PUT']}"
+              f"{' with a secret' if with_secret else ''}:")
+        results: dict = {}
         for method in ("GET", "PUT"):
             medians = {}
             for name in sides:
                 median, p95 = _percentiles(timings[(name, method)])
                 medians[name] = median
+                results[(name, method)] = {"median": median, "p95": p95, "cpu": cpu_per_request[(name, method)]}
                 print(f"  {name:<7} {method} /api/memory/providers/hindsight/config  median {median:6.2f} ms  "
                       f"p95 {p95:6.2f} ms  server CPU {cpu_per_request[(name, method)]:5.2f} ms/request")
             cpu_ratio = cpu_per_request[("ours", method)] / cpu_per_request[("0.19.0", method)]
             print(f"  {method} ratio ours / 0.19.0: {medians['ours'] / medians['0.19.0']:.2f} "
                   f"(server CPU per request: {cpu_ratio:.2f})")
+        return results
     finally:
         for server in servers:
             server.terminate()

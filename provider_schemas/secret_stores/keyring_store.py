@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-
-import keyring
-from keyring.errors import PasswordDeleteError
+from types import ModuleType
 
 from provider_schemas.errors import SecretStoreUnavailable
-from provider_schemas.secret_stores import session_bus
 
-# Every Secret Service call of this process waits for a busy bus instead of failing after a second.
-session_bus.install()
+
+def load_keyring() -> ModuleType:
+    """The ``keyring`` package, imported at its first use: with its Secret Service backend
+    (secretstorage, jeepney, cryptography) it is a large share of a fresh process's imports,
+    which pages that never ask the keyring should not pay for (docs/performance.md)."""
+    import keyring
+
+    from provider_schemas.secret_stores import session_bus
+
+    # Every Secret Service call of this process waits for a busy bus instead of failing after a second.
+    session_bus.install()
+    return keyring
 
 
 def keyring_service(home: Path) -> str:
@@ -31,7 +38,7 @@ def _unavailable(exc: BaseException, *, hide: str | None = None) -> SecretStoreU
     from provider_schemas.secret_stores import probe
 
     try:
-        backend = probe.backend_name(keyring.get_keyring())
+        backend = probe.backend_name(load_keyring().get_keyring())
     except Exception:
         backend = "none"
     check = probe.KeyringCheck(
@@ -60,17 +67,20 @@ class KeyringStore:
 
     def get(self, name: str) -> str | None:
         try:
-            return keyring.get_password(self.service, name)
+            return load_keyring().get_password(self.service, name)
         except Exception as exc:
             raise _unavailable(exc) from None
 
     def set(self, name: str, value: str) -> None:
         try:
-            keyring.set_password(self.service, name, value)
+            load_keyring().set_password(self.service, name, value)
         except Exception as exc:
             raise _unavailable(exc, hide=value) from None
 
     def delete(self, name: str) -> None:
+        keyring = load_keyring()
+        from keyring.errors import PasswordDeleteError
+
         try:
             keyring.delete_password(self.service, name)
         except PasswordDeleteError:

@@ -17,14 +17,17 @@ import secrets
 import sys
 import threading
 from dataclasses import dataclass
-
-import keyring
-from keyring.backend import KeyringBackend
-from keyring.errors import InitError, KeyringError, KeyringLocked, NoKeyringError
+from typing import TYPE_CHECKING
 
 from provider_schemas.errors import SecretStoreUnavailable
-from provider_schemas.secret_stores import session_bus
-from provider_schemas.secret_stores.keyring_store import keyring_service
+from provider_schemas.secret_stores.keyring_store import keyring_service, load_keyring
+
+if TYPE_CHECKING:
+    from keyring.backend import KeyringBackend
+
+# keyring, secretstorage and session_bus are imported by the functions that ask the keyring
+# (load_keyring also makes its Secret Service calls connect through session_bus): importing this
+# module, which the provider pages do, costs nothing until a check runs (docs/performance.md).
 
 # Each check writes its own entry (this prefix and a random suffix): two checks at the same moment
 # (two tabs, a page and its stream) would otherwise overwrite or delete each other's probe.
@@ -120,6 +123,10 @@ def _real_backends(backend: KeyringBackend) -> list[KeyringBackend]:
 
 def problem_of(exc: BaseException) -> str:
     """The problem code of an exception raised by a keyring call."""
+    from keyring.errors import InitError, KeyringLocked, NoKeyringError
+
+    from provider_schemas.secret_stores import session_bus
+
     if isinstance(exc, KeyringLocked):
         return LOCKED
     if isinstance(exc, NoKeyringError):
@@ -146,6 +153,8 @@ def _locked_without_prompt(backend: KeyringBackend) -> bool:
     check that runs when a page is shown must neither pop up dialogs nor hang."""
     from keyring.backends import SecretService
 
+    from provider_schemas.secret_stores import session_bus
+
     if not isinstance(backend, SecretService.Keyring):
         return False
     try:
@@ -171,7 +180,10 @@ def _locked_without_prompt(backend: KeyringBackend) -> bool:
 
 def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
     """Whether new secrets of ``home`` can go to the keyring right now (see the module docstring)."""
+    keyring = load_keyring()
     from keyring.backends import fail, null
+
+    from provider_schemas.secret_stores import session_bus
 
     platform = current_platform()
     try:
@@ -201,6 +213,10 @@ def check_keyring(*, home: os.PathLike[str] | str) -> KeyringCheck:
 
 def _round_trip(backend: KeyringBackend, *, name: str, home: os.PathLike[str] | str, platform: str) -> KeyringCheck:
     """A probe entry written, read back, deleted and found gone."""
+    from keyring.errors import KeyringError
+
+    from provider_schemas.secret_stores import session_bus
+
     service = keyring_service(home)  # type: ignore[arg-type]
     value = f"probe-{secrets.token_hex(8)}"
     username = f"{PROBE_USERNAME}-{secrets.token_hex(4)}"

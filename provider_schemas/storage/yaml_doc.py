@@ -13,14 +13,16 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
-from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap
-from ruamel.yaml.error import YAMLError as RuamelError
-from ruamel.yaml.scalarstring import DoubleQuotedScalarString
 
+if TYPE_CHECKING:
+    from ruamel.yaml import YAML
+
+# ruamel.yaml is imported only where a file is written (apply_edits and its helpers): reading,
+# which every page does, needs PyYAML alone, and a fresh process's first page should not pay for
+# the round-trip parser (docs/performance.md).
 from provider_schemas.reading.values import to_plain
 
 BOM = b"\xef\xbb\xbf"
@@ -180,6 +182,8 @@ def dash_offset(text: str) -> int:
 
 
 def _round_trip(offset: int = 0) -> YAML:
+    from ruamel.yaml import YAML
+
     rt = YAML(typ="rt")
     rt.preserve_quotes = True
     rt.width = 4096  # never re-wrap long strings
@@ -190,6 +194,9 @@ def _round_trip(offset: int = 0) -> YAML:
 def _yaml_safe(value: Any) -> Any:
     """Strings the agent's YAML 1.1 loader would read as something else (``yes``, ``1e3``,
     ``null``…) are written double-quoted; containers recursively."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.scalarstring import DoubleQuotedScalarString
+
     if isinstance(value, str):
         # Line breaks (YAML also breaks on NEL, LS, PS) and unprintable characters are escaped in
         # double quotes: other styles fold them, so the agent would read a different string.
@@ -229,6 +236,8 @@ def section_edit(parts: list[str], before: Mapping[str, Any] | None, after: Mapp
 
 
 def _ensure_mapping(parent: Any, key: str) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
     child = parent.get(key)
     if not isinstance(child, Mapping):
         child = CommentedMap()
@@ -238,6 +247,9 @@ def _ensure_mapping(parent: Any, key: str) -> Any:
 
 def apply_edits(raw: bytes | None, edits: list[SectionEdit]) -> bytes:
     """New ``config.yaml`` bytes: ``raw`` (None: a new file) with ``edits`` applied."""
+    from ruamel.yaml.comments import CommentedMap
+    from ruamel.yaml.error import YAMLError as RuamelError
+
     if raw is None:
         rt = _round_trip()
         doc: Any = CommentedMap()

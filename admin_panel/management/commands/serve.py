@@ -14,6 +14,7 @@ import os
 import socket
 import sys
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -44,6 +45,45 @@ def bind_socket(host: str, port: int) -> socket.socket:
         raise
     sock.set_inheritable(True)
     return sock
+
+
+def migrate_if_needed() -> None:
+    """``migrate``, only when a migration is unapplied. An up-to-date database (every start but
+    the first) would otherwise pay for migrate's post_migrate handlers, which re-check every
+    content type and permission, and for a second run of the system checks that ``serve`` has
+    just run: together about a third of the time before the socket listens (docs/performance.md)."""
+    from django.db import connection
+    from django.db.migrations.executor import MigrationExecutor
+
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        call_command("migrate", interactive=False, verbosity=0, skip_checks=True)
+
+
+def warm_up() -> None:
+    """Run once in the background as soon as the socket listens: what the first page would
+    otherwise build itself (the URL names for reversing, the compiled base templates, both
+    languages' catalogues). A request arriving meanwhile only waits for a lock that the work
+    holds; nothing here changes what a page shows. A failure is logged, never raised: the page
+    that needs the piece builds it and reports its own error."""
+    import logging
+
+    from django.template.loader import get_template
+    from django.urls import reverse
+    from django.utils import translation
+
+    try:
+        reverse("home")
+        for name in WARM_TEMPLATES:
+            get_template(name)
+        for language in ("en", "zh-hans"):
+            with translation.override(language):
+                translation.gettext("Providers")
+    except Exception:
+        logging.getLogger("admin_panel.requests").warning("The start-up warm-up failed", exc_info=True)
+
+
+WARM_TEMPLATES = ("base.html", "home.html")
 
 
 def _server_class():  # uvicorn is imported only when serving
@@ -167,7 +207,7 @@ class Command(BaseCommand):
         from admin_panel.services.sign_in_links import accounts_exist, create_sign_in_link
         from provider_schemas.saving.locks import recover
 
-        call_command("migrate", interactive=False, verbosity=0)
+        migrate_if_needed()
         home = Path(settings.HERMES_HOME)
         home.mkdir(parents=True, exist_ok=True)
         recover(home=home)  # finish a save a killed panel process left half-done, before serving
@@ -216,4 +256,5 @@ class Command(BaseCommand):
         )
         server = _server_class()(config)
         server.threads = threads
+        threading.Thread(target=warm_up, name="panel-warm-up", daemon=True).start()
         server.run(sockets=[sock])
