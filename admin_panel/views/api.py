@@ -16,6 +16,7 @@ from admin_panel.api_auth import api_endpoint, api_error, api_json, read_json_bo
 from admin_panel.home import current_home
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
+from memory_core.home import InvalidProfileName, profile_home
 
 
 def _home(request: HttpRequest) -> Path | HttpResponse:
@@ -23,9 +24,9 @@ def _home(request: HttpRequest) -> Path | HttpResponse:
     profile = request.GET.get("profile", "")
     base = current_home()
     try:
-        home = provider_schemas.profile_home(home=base, profile=profile)
-    except ValueError as exc:
-        return api_error(str(exc), 400)
+        home = profile_home(home=base, profile=profile, reserved=True)
+    except InvalidProfileName as exc:
+        return api_error(exc.detail, 400)
     if not Path(home).is_dir():
         return api_error(f"Profile '{profile}' does not exist.", 404)
     return Path(home)

@@ -23,11 +23,10 @@ from admin_panel.services import sessions as services
 from memory_core.history import MISSING, HistoryUnavailable, open_history
 from memory_core.history import search as history_search
 from memory_core.history import sessions as history_sessions
-from provider_schemas.homes import PROFILE_NAME_RE
+from memory_core.home import InvalidProfileName, canonical_profile_name, check_profile_name
 
 logger = logging.getLogger(__name__)
 
-RESERVED_PROFILES = ("hermes", "test", "tmp", "root", "sudo")
 TRUE_WORDS = {"1", "on", "t", "true", "y", "yes"}
 FALSE_WORDS = {"0", "off", "f", "false", "n", "no"}
 
@@ -72,16 +71,11 @@ def _profile(request: HttpRequest) -> tuple[Path, str | None] | HttpResponse:
     home = current_home()
     if raw == "":
         return home, None
-    canon = raw.strip() or "default"
-    canon = "default" if canon.lower() == "default" else canon.lower()
-    if not PROFILE_NAME_RE.fullmatch(canon):
-        return api_error(f"Invalid profile name {canon!r}. Must match [a-z0-9][a-z0-9_-]{{0,63}}", 400)
-    if canon in RESERVED_PROFILES:
-        return api_error(
-            f"Profile name {canon!r} is reserved — it collides with either the Hermes installation itself or a"
-            " common system binary.  Pick a different name.",
-            400,
-        )
+    canon = canonical_profile_name(raw)
+    try:
+        check_profile_name(canon)
+    except InvalidProfileName as exc:
+        return api_error(exc.detail, 400)
     if canon == "current":  # an ordinary name here, not the panel's "this home"
         target = provider_schemas.root_home(home) / "profiles" / canon
     else:
