@@ -24,7 +24,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import get_script_prefix, reverse, set_script_prefix
 
-from admin_panel.home import panel_home, working_on
+from admin_panel.agent_home import panel_home, working_on
 from provider_schemas.profiles import (
     InvalidProfileName,
     UnknownProfile,

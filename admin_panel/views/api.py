@@ -12,8 +12,8 @@ from pathlib import Path
 from django.http import HttpRequest, HttpResponse
 
 import provider_schemas
+from admin_panel.agent_home import current_home
 from admin_panel.api_auth import api_endpoint, api_error, api_json, read_json_body
-from admin_panel.home import current_home
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
 from memory_core.home import InvalidProfileName, profile_home

@@ -17,8 +17,8 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from admin_panel.agent_home import current_home
 from admin_panel.forms.maintenance import AgeForm, MergeForm
-from admin_panel.home import current_home
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors import maintenance as selectors
 from admin_panel.selectors import memory as memory_selectors

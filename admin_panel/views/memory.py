@@ -21,9 +21,9 @@ from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.memory import BackupSelectionForm, EntryForm, EntrySelectionForm, PendingActionForm
-from admin_panel.home import current_home
 from admin_panel.localisation import localise_message
 from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
 from admin_panel.selectors import memory as selectors

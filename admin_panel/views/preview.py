@@ -20,9 +20,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 import provider_schemas
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.provider import Submission, build_rows, hidden_summary, parse_submission, sections
-from admin_panel.home import current_home
 from admin_panel.localisation import localise_provider_state
 from admin_panel.permissions import can_change, staff_required
 from admin_panel.selectors import preview as selectors

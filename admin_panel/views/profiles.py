@@ -9,7 +9,7 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 import provider_schemas
-from admin_panel.home import panel_home
+from admin_panel.agent_home import panel_home
 from admin_panel.permissions import can_change, staff_required, viewer_required
 from admin_panel.selectors.profiles import profiles_overview
 from admin_panel.services import profiles as services

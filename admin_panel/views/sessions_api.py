@@ -15,9 +15,9 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 
 import provider_schemas
+from admin_panel.agent_home import current_home
 from admin_panel.api_auth import api_endpoint, api_error, api_json
 from admin_panel.forms.query import QueryNumberError, query_int
-from admin_panel.home import current_home
 from admin_panel.selectors import sessions as selectors
 from admin_panel.services import sessions as services
 from memory_core.history import MISSING, HistoryUnavailable, open_history
