@@ -27,6 +27,7 @@ from admin_panel.selectors import audit as selectors
 from admin_panel.selectors.accounts import roles_by_username
 from admin_panel.services import revert as revert_service
 from admin_panel.services.providers import describe_save_failure
+from admin_panel.views.partials import is_partial
 
 logger = logging.getLogger(__name__)
 
@@ -34,11 +35,6 @@ EXPORTS = {
     "jsonl": ("application/x-ndjson; charset=utf-8", "audit-log.jsonl", selectors.jsonl_lines),
     "csv": ("text/csv; charset=utf-8", "audit-log.csv", selectors.csv_lines),
 }
-
-
-def _is_partial(request: HttpRequest) -> bool:
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
 
 
 @require_GET
@@ -84,7 +80,7 @@ def audit_list(request: HttpRequest) -> HttpResponse:
             for entry in page.object_list
         ],
     }
-    partial = _is_partial(request)
+    partial = is_partial(request)
     context["partial"] = partial
     return render(request, "audit/partials/_results.html" if partial else "audit/list.html", context)
 

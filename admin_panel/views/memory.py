@@ -20,6 +20,7 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
 from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
@@ -75,9 +76,7 @@ def _next_url(request: HttpRequest, default: str = "") -> str:
 def _done(request: HttpRequest, url: str) -> HttpResponse:
     """Finish a write: a redirect, or for htmx (a form in the dialog) a full navigation."""
     if request.htmx:
-        response = HttpResponse()
-        response["HX-Redirect"] = url
-        return response
+        return HttpResponseClientRedirect(url)
     return redirect(url)
 
 

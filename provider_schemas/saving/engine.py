@@ -84,19 +84,6 @@ class SecretResolution:
         return bool(self.stores)
 
 
-def storage_label(schema: ProviderConfigSchema) -> str:
-    """The primary file for display (honcho's file is resolved per home)."""
-    if schema.storage == STORAGE_FLAT_JSON:
-        return f"{schema.name}/config.json"
-    if schema.storage == STORAGE_JSON_FILE:
-        return schema.storage_path
-    if schema.storage == STORAGE_CONFIG_YAML:
-        return "config.yaml"
-    if schema.storage == STORAGE_ENV_FILE:
-        return ".env"
-    return ""
-
-
 @dataclass
 class Model:
     home: Path
