@@ -1,4 +1,4 @@
-"""The write-approval queue in 0.19.0's on-disk layout (spec §14.2, §14.3, D17).
+"""The write-approval queue in 0.19.0's on-disk layout (docs/agent_formats.md §Pending queue, §Pending queue, D17).
 
 Records live in ``<home>/pending/memory/<id>.json``. Ids are checked against ``[0-9a-f]{8}``
 before they are ever used in a path, so a crafted id cannot reach a file outside the queue.

@@ -1,4 +1,5 @@
-"""The agent's profiles around a home: the root and every ``<root>/profiles/<name>/`` (sessions.md §1).
+"""The agent's profiles around a home: the root and every ``<root>/profiles/<name>/``
+(docs/agent_formats.md §Homes and profiles).
 
 Where the root is comes from :func:`provider_schemas.homes.root_home` (standard ``~/.hermes``,
 Docker-style ``/opt/data`` and custom layouts). Folders the agent would not use as a profile are
@@ -160,7 +161,7 @@ def discover_profiles(*, home: Path, probe: bool = True) -> ProfileSet:
 
 def resolve_profile(*, home: Path, raw: str) -> Path:
     """The home of the API-style ``profile=`` value next to ``home``: ``""`` and ``current`` are
-    ``home`` itself (api.md A1); otherwise the canonical name must be valid, not reserved and exist.
+    ``home`` itself (docs/api.md §Common rules); otherwise the canonical name must be valid, not reserved and exist.
     Raises ``InvalidProfileName`` or ``UnknownProfile``."""
     if raw == "" or raw.strip() == "current":
         return Path(home)
@@ -176,7 +177,7 @@ def resolve_profile(*, home: Path, raw: str) -> Path:
 
 @dataclass(frozen=True)
 class HonchoProfileHost:
-    """Which Honcho file and host block one profile uses (config-schema.md §7.6)."""
+    """Which Honcho file and host block one profile uses (docs/agent_formats.md §Provider storage)."""
 
     profile: str
     is_current: bool

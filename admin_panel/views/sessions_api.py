@@ -1,7 +1,7 @@
-"""The read routes of the agent's session history (sessions.md §4, Part B), as JSON.
+"""The read routes of the agent's session history (docs/api.md §Session routes, §Deviations from 0.19.0), as JSON.
 
-Same paths, parameters and shapes as 0.19.0's dashboard; every text is masked (B3); the
-writing methods answer 405 (B4, through ``api_endpoint``'s method check). A home without
+Same paths, parameters and shapes as 0.19.0's dashboard; every text is masked (§Deviations from 0.19.0); the
+writing methods answer 405 (§Deviations from 0.19.0, through ``api_endpoint``'s method check). A home without
 ``state.db`` reads as empty and nothing is created; a file that cannot be read answers 503 with
 its state, never a 500.
 """
@@ -32,14 +32,14 @@ FALSE_WORDS = {"0", "off", "f", "false", "n", "no"}
 
 
 class QueryError(Exception):
-    """A query parameter that does not parse: the framework's 422 list form (sessions.md §4.1)."""
+    """A query parameter that does not parse: the framework's 422 list form (docs/api.md §Session routes)."""
 
     def __init__(self, item: dict[str, Any]) -> None:
         self.item = item
 
 
 def _int(request: HttpRequest, name: str, default: int | None) -> int | None:
-    """Whole numbers in SQLite's range (docs/request_limits.md); the spec's meaning of negative
+    """Whole numbers in SQLite's range (docs/request_limits.md); 0.19.0's meaning of negative
     and large values is kept inside it."""
     try:
         return query_int(request.GET, name, default=default)

@@ -1,4 +1,4 @@
-"""The JSON API of api.md Part B, against real files in a temporary agent home."""
+"""The JSON API of docs/api.md, against real files in a temporary agent home."""
 
 from __future__ import annotations
 
