@@ -22,7 +22,7 @@ import provider_schemas
 from admin_panel.forms.query import MAX_PAGE, clamped_query_int
 from admin_panel.localisation import localise_message, not_ready_message
 from admin_panel.models import AuditEntry
-from admin_panel.permissions import can_change, role_label, staff_required, viewer_required
+from admin_panel.permissions import admin_required, can_change, role_label, viewer_required
 from admin_panel.selectors import audit as selectors
 from admin_panel.selectors.accounts import roles_by_username
 from admin_panel.services import revert as revert_service
@@ -181,7 +181,7 @@ _STATUS_FOR = {
 
 
 @require_POST
-@staff_required
+@admin_required
 def audit_revert(request: HttpRequest, pk: int) -> HttpResponse:
     entry = get_object_or_404(AuditEntry, pk=pk)
     try:

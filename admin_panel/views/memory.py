@@ -26,7 +26,7 @@ from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.memory import BackupSelectionForm, EntryForm, EntrySelectionForm, PendingActionForm
 from admin_panel.localisation import localise_message
-from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
+from admin_panel.permissions import admin_required, can_change, can_view, viewer_required
 from admin_panel.selectors import memory as selectors
 from admin_panel.services import memory as services
 from admin_panel.services.maintenance import record_budget_samples
@@ -310,7 +310,7 @@ def memory_events(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
     target = _target_or_404(target)
     home = current_home()
@@ -338,7 +338,7 @@ def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpResponse:
     target = _target_or_404(target)
     if not selectors.is_entry_key(key):
@@ -382,7 +382,7 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
     """GET: the confirmation page listing exactly what will be deleted. POST: delete it."""
     home = current_home()
@@ -412,7 +412,7 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def memory_undo(request: HttpRequest) -> HttpResponse:
     offer = _undo_offer(request)
     request.session.pop(UNDO_SESSION_KEY, None)
@@ -430,7 +430,7 @@ def memory_undo(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def memory_undo_dismiss(request: HttpRequest) -> HttpResponse:
     request.session.pop(UNDO_SESSION_KEY, None)
     return _done(request, _next_url(request))
@@ -440,7 +440,7 @@ def memory_undo_dismiss(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def memory_pending_action(request: HttpRequest) -> HttpResponse:
     """Approve or reject pending writes: one (a row's button) or the selected ones."""
     home = current_home()
@@ -537,7 +537,7 @@ def memory_backup_detail(request: HttpRequest, target: str, name: str) -> HttpRe
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_restore(request: HttpRequest, target: str, name: str) -> HttpResponse:
     """GET: confirm which backup entries will be added back. POST: add them (normal add path)."""
     target = _target_or_404(target)
