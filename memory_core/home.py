@@ -127,6 +127,12 @@ def check_profile_name(name: str, *, reserved: bool = True) -> str:
     return name
 
 
+def is_profile_folder(name: str) -> bool:
+    """Whether a folder called ``name`` under ``<root>/profiles/`` is a profile the agent uses (a
+    folder called ``default`` is not: that name is the root)."""
+    return name != DEFAULT_PROFILE and name not in RESERVED_PROFILE_NAMES and bool(PROFILE_NAME_RE.fullmatch(name))
+
+
 def profile_home(*, home: Path, profile: str, reserved: bool = False) -> Path:
     """The home of profile ``profile`` next to ``home`` (``""``/``"current"``: ``home`` itself,
     ``"default"``: the root). The name is taken as given (not canonicalised); a name that is no

@@ -76,3 +76,15 @@ def test_it_is_the_same_rule_every_layer_uses():
     assert profiles.RESERVED_NAMES is homes.RESERVED_PROFILE_NAMES
     assert provider_schemas.profile_home is homes.profile_home
     assert provider_schemas.homes.PROFILE_NAME_RE is homes.PROFILE_NAME_RE
+
+
+def test_it_moves_secrets_of_the_same_profiles_the_profiles_page_lists(tmp_path):
+    from provider_schemas.saving.secret_moves import every_profile_home
+
+    root = tmp_path / "hermes"
+    for name in ("work", "sudo", "default", "Bad"):
+        (root / "profiles" / name).mkdir(parents=True)
+
+    listed = [profile.home for profile in profiles.discover_profiles(home=root).usable]
+
+    assert every_profile_home(root) == listed == [root, root / "profiles" / "work"]
