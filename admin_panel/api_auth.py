@@ -1,6 +1,6 @@
 """Authentication for the JSON API.
 
-Two ways in, as api.md B2 says: a panel API token in ``X-Hermes-Session-Token`` (or
+Two ways in, as docs/api.md §Common rules says: a panel API token in ``X-Hermes-Session-Token`` (or
 ``Authorization: Bearer``), for scripts; or the browser session of a signed-in user, which must
 carry Django's CSRF token on every change. Anything else is ``401 {"detail": "Unauthorized"}``.
 Errors are always JSON: an API client never receives an HTML page.
@@ -171,7 +171,7 @@ def api_endpoint(*, methods: tuple[str, ...]) -> Callable[[View], View]:
 
 
 def read_json_body(request: HttpRequest) -> Any:
-    """The parsed body, or raise ``ValueError`` with the 422 text of api.md B2."""
+    """The parsed body, or raise ``ValueError`` with the 422 text of docs/api.md §Common rules."""
     try:
         body = request.body
     except RequestDataTooBig:

@@ -4,7 +4,7 @@ from django.http import HttpRequest
 from django.urls import NoReverseMatch, reverse
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.home import current_home, panel_home
+from admin_panel.agent_home import current_home, panel_home
 from admin_panel.permissions import can_change, can_view, role_label, role_of
 from admin_panel.profile_choice import base_prefix, plain_path
 from admin_panel.selectors.profiles import profile_count

@@ -1,36 +1,5 @@
-"""The HERMES_HOME a request or command works on."""
+"""Old name of :mod:`admin_panel.agent_home`, kept only for imports not yet moved to the new name."""
 
-from __future__ import annotations
+from admin_panel.agent_home import current_home, panel_home, working_on
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
-from pathlib import Path
-
-from django.conf import settings
-
-# The home of the profile a request chose (set by ProfileMiddleware); None: the panel's own home.
-_chosen_home: ContextVar[Path | None] = ContextVar("panel_chosen_home", default=None)
-
-
-def panel_home() -> Path:
-    """The home the panel was started on, whatever profile a request chose."""
-    return Path(settings.HERMES_HOME)
-
-
-def current_home() -> Path:
-    """The chosen profile's home, else the configured one, created on first use (read at call time
-    so tests can override it)."""
-    home = _chosen_home.get() or panel_home()
-    home.mkdir(parents=True, exist_ok=True)
-    return home
-
-
-@contextmanager
-def working_on(home: Path) -> Iterator[None]:
-    """Make ``home`` what :func:`current_home` answers for the code run inside (one request)."""
-    token = _chosen_home.set(Path(home))
-    try:
-        yield
-    finally:
-        _chosen_home.reset(token)
+__all__ = ["current_home", "panel_home", "working_on"]

@@ -165,7 +165,7 @@ def localise_provider_state(state: Any) -> Any:
 def localise_missing_secrets(
     missing: Iterable[Mapping[str, Any]], labels: Mapping[str, str] | None = None
 ) -> list[dict[str, Any]]:
-    """``missing_secrets`` rows (api.md shape) with each ``label`` in the reader's language."""
+    """``missing_secrets`` rows (docs/api.md shape) with each ``label`` in the reader's language."""
     labels = labels or {}
     out = []
     for row in missing:
@@ -198,7 +198,7 @@ def localise_entry(entry: Any, *, table: LanguageTable | None = None) -> Any:
 
 
 def localise_provider_row(row: Mapping[str, Any], *, directory: Path | None) -> dict[str, Any]:
-    """A providers-list row (api.md B3 shape) with ``label``, ``description`` and the labels of
+    """A providers-list row (docs/api.md §Provider list shape) with ``label``, ``description`` and the labels of
     ``missing_secrets`` for display."""
     table = provider_table(directory)
     out = dict(row)

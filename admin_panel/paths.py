@@ -9,13 +9,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from memory_core.home import default_home
+
 
 def resolve_hermes_home(environ: os._Environ[str] | dict[str, str] | None = None) -> Path:
-    """``HERMES_HOME`` if set and non-blank, else ``~/.hermes``; always absolute."""
-    env = os.environ if environ is None else environ
-    raw = (env.get("HERMES_HOME") or "").strip()
-    home = Path(raw).expanduser() if raw else Path.home() / ".hermes"
-    return home.absolute()
+    """The agent's home by the one rule every layer uses (``memory_core.home.default_home``:
+    ``HERMES_HOME``, else the platform's default), made absolute."""
+    return default_home(environ).absolute()
 
 
 def resolve_panel_data_dir(hermes_home: Path, environ: os._Environ[str] | dict[str, str] | None = None) -> Path:

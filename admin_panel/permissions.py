@@ -1,8 +1,9 @@
 """Who may see and who may change.
 
-Two roles. Admin (staff) may do everything. Viewer (a member of the ``viewers`` group, which a
-migration creates) may see settings, stores and the audit log and change nothing. Other
-signed-in users see nothing but a refusal. Nobody, ever, sees a
+Two roles. Admin may do everything; an admin is an account with Django's ``is_staff`` flag (the
+only place the word "staff" belongs; the tests call their admin account ``owner``). Viewer (a
+member of the ``viewers`` group, which a migration creates) may see settings, stores and the audit
+log and change nothing. Other signed-in users see nothing but a refusal. Nobody, ever, sees a
 secret value: there is no permission for that because no page has one.
 """
 
@@ -37,7 +38,7 @@ def can_view(user: AbstractBaseUser | AnonymousUser) -> bool:
 
 
 def role_of(user: AbstractBaseUser | AnonymousUser) -> str:
-    """``"admin"``, ``"viewer"`` or ``""`` (no role: the account sees nothing). Staff wins, so an
+    """``"admin"``, ``"viewer"`` or ``""`` (no role: the account sees nothing). An admin wins, so an
     account never has two roles."""
     if not user.is_authenticated:
         return ""
@@ -55,7 +56,7 @@ def _refuse(request: HttpRequest) -> HttpResponse:
 
 
 def viewer_required(view: View) -> View:
-    """Pages that show state: staff and viewers."""
+    """Pages that show state: admins and viewers."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -66,8 +67,8 @@ def viewer_required(view: View) -> View:
     return wrapper
 
 
-def staff_required(view: View) -> View:
-    """Anything that changes a file, a secret or the panel's state: staff only."""
+def admin_required(view: View) -> View:
+    """Anything that changes a file, a secret or the panel's state: admins only."""
 
     @wraps(view)
     def wrapper(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -76,3 +77,7 @@ def staff_required(view: View) -> View:
         return view(request, *args, **kwargs)
 
     return wrapper
+
+
+# The old name, kept for imports not yet moved (admin_panel/views/providers.py).
+staff_required = admin_required

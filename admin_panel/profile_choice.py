@@ -7,7 +7,7 @@ URL resolution, makes it Django's script prefix for the request (so every ``{% u
 keeps the profile on its own) and makes the profile's home what ``current_home()`` answers, so
 every read, write and lock of the request lands in that profile.
 
-``?profile=<name>`` (the API's way, api.md A1) is accepted on pages too: a GET is sent on to the
+``?profile=<name>`` (the API's way, docs/api.md §Common rules) is accepted on pages too: a GET is sent on to the
 prefixed address, any other method works on that profile as if it were prefixed. The JSON API keeps
 its own ``profile=`` handling and takes no prefix.
 """
@@ -24,7 +24,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import render
 from django.urls import get_script_prefix, reverse, set_script_prefix
 
-from admin_panel.home import panel_home, working_on
+from admin_panel.agent_home import panel_home, working_on
 from provider_schemas.profiles import (
     InvalidProfileName,
     UnknownProfile,

@@ -11,7 +11,7 @@ theirs: below 1.00 we are faster.
 
 Two checks need 0.19.0 and run only when asked:
     --compare-scanner N   N random texts: our scan_for_threats must return exactly 0.19.0's ids
-    --interop             2 memory_core + 2 0.19.0 processes x 50 adds on one store (spec vector 37)
+    --interop             2 memory_core + 2 0.19.0 processes x 50 adds on one store
 
     --mixed N             only N mixed operations (add 40 %, replace 30 %, remove 20 %, 3-operation
                           batch 10 %) on a 100-entry store, the same seeded sequence for both sides,
@@ -284,7 +284,7 @@ def _interop_worker(home: str, worker: int, use_agent: bool, start: Any, results
 
 
 def interop() -> int:
-    """Spec vector 37: both implementations writing one store at once lose nothing."""
+    """Both implementations writing one store at once lose nothing."""
     context = multiprocessing.get_context("spawn")
     root = Path(tempfile.mkdtemp(prefix="interop-"))
     try:

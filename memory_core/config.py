@@ -1,4 +1,4 @@
-"""The ``memory:`` section of ``config.yaml`` as the store uses it (spec §2)."""
+"""The ``memory:`` section of ``config.yaml`` as the store uses it (docs/agent_formats.md §Memory settings)."""
 
 from __future__ import annotations
 

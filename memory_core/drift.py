@@ -1,4 +1,5 @@
-"""Drift guard (spec §9, D12c): refuse to rewrite a file that would not round-trip.
+"""Drift guard (docs/agent_formats.md §Drift guard and backups, D12c): refuse to rewrite a file that would not
+round-trip.
 
 A file drifts when its text is not exactly its pieces joined by the delimiter (stray
 whitespace around a delimiter, empty pieces) or when a piece is longer than the target's limit

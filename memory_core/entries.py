@@ -1,4 +1,5 @@
-"""The store file format: entries separated by ``\\n§\\n`` (spec §3), counting and usage text (§5)."""
+"""The store file format: entries separated by ``\\n§\\n`` (docs/agent_formats.md §Entries), counting and usage text
+(§Store operations)."""
 
 from __future__ import annotations
 

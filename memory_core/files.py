@@ -1,4 +1,4 @@
-"""Reading a store file without ever raising (D14), and the atomic write of §10."""
+"""Reading a store file without ever raising (D14), and the atomic write of docs/agent_formats.md §Locking."""
 
 from __future__ import annotations
 
@@ -95,7 +95,8 @@ def is_temp_name(name: str) -> bool:
 class StoreWriteError(RuntimeError):
     """A store file could not be written; the old file is left as it was.
 
-    ``str()`` is §10's ``Failed to write memory file <path>: <error>``; ``reason`` says the same in
+    ``str()`` is docs/agent_formats.md §Locking's ``Failed to write memory file <path>: <error>``; ``reason`` says the
+    same in
     words a person can be shown (names relative to the home, never an absolute path)."""
 
     def __init__(self, text: str, reason: str) -> None:

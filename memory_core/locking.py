@@ -1,4 +1,4 @@
-"""The per-file writer lock shared with hermes-agent 0.19.0 (spec §10, D16).
+"""The per-file writer lock shared with hermes-agent 0.19.0 (docs/agent_formats.md §Locking, D16).
 
 An exclusive BSD ``flock`` on ``memories/<FILE>.lock``, held for the whole read-modify-write.
 The lock file is opened without following symlinks, created 0600, and never written, truncated

@@ -1,4 +1,5 @@
-"""Result dicts and their exact wording (spec §5, §6, §8, §9, D14, D16).
+"""Result dicts and their exact wording (docs/agent_formats.md §Store operations, §Store operations, §Breaker, §Drift
+guard and backups, D14, D16).
 
 Key order is part of the contract: the agent reads these dicts as JSON.
 """

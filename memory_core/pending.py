@@ -1,4 +1,4 @@
-"""The write-approval queue in 0.19.0's on-disk layout (spec §14.2, §14.3, D17).
+"""The write-approval queue in 0.19.0's on-disk layout (docs/agent_formats.md §Pending queue, §Pending queue, D17).
 
 Records live in ``<home>/pending/memory/<id>.json``. Ids are checked against ``[0-9a-f]{8}``
 before they are ever used in a path, so a crafted id cannot reach a file outside the queue.
@@ -215,12 +215,6 @@ def destructive_operations(payload: dict[str, Any]) -> list[dict[str, Any]]:
     return [op for op in ops if isinstance(op, dict) and op.get("action") in DESTRUCTIVE]
 
 
-def is_pinned(payload: Any) -> bool:
-    """Whether a staged write names the whole entry each replace/remove was reviewed against."""
-    return isinstance(payload, dict) and any(
-        op.get("matched_entry") is not None for op in destructive_operations(payload))
-
-
 def replay(
     payload: Any, store: MemoryStore, *, refuse_drift: bool = False, newer: bool = False, whole_entries: bool = False
 ) -> dict[str, Any]:
@@ -326,8 +320,3 @@ def reject(home: str | os.PathLike[str] | None, pending_id: str, *, only_readabl
     if discard_pending(home, pending_id):
         return {"success": True, "message": f"Rejected pending memory write '{pending_id}'."}
     return msg.failure(unknown_id_message(pending_id))
-
-
-def approve_all(home: str | os.PathLike[str] | None, store: MemoryStore | None) -> list[tuple[str, dict[str, Any]]]:
-    """Replay every listed record in list order; (id, result) per record."""
-    return [(record["id"], approve_record(home, store, record)) for record in list_pending(home)]

@@ -1,4 +1,5 @@
-"""Masking stored secret values in text the panel shows (sessions.md Part B3, §7 "Secrets").
+"""Masking stored secret values in text the panel shows (docs/api.md §Deviations from 0.19.0, docs/agent_formats.md
+§Reading history safely "Secrets").
 
 Pure and reusable: give it ``{ENV_NAME: value}`` (the values the panel holds in ``.env`` or the
 keyring) and it replaces every occurrence of a value of at least ``MIN_SECRET_LENGTH`` characters

@@ -1,4 +1,4 @@
-"""The ``/memory`` subcommand texts of 0.19.0 (spec §14.4), with D17's id check."""
+"""The ``/memory`` subcommand texts of 0.19.0 (docs/agent_formats.md §Pending queue), with D17's id check."""
 
 from __future__ import annotations
 

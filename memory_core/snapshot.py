@@ -1,4 +1,4 @@
-"""The blocks injected into the agent's system prompt (spec §7), byte for byte."""
+"""The blocks injected into the agent's system prompt (docs/agent_formats.md §Snapshot), byte for byte."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """``MemoryStore``: the curated memory store, interchangeable with hermes-agent 0.19.0's.
 
-Same public surface and results as the agent's store (spec memory-store.md §4-§10), with the
-home passed explicitly and the deliberate differences of §15. Every mutation runs under the
+Same public surface and results as the agent's store (docs/agent_formats.md §Store operations-§Locking), with the
+home passed explicitly and the deliberate differences of §Where the panel differs. Every mutation runs under the
 target's ``flock`` and works on a fresh read of the file, so the agent and the panel can write
 the same home at the same time without losing each other's writes.
 """

@@ -1,6 +1,6 @@
 """Threat scanner for text that ends up in the agent's system prompt.
 
-Reproduces the ids, scopes and messages of hermes-agent 0.19.0 (spec memory-store.md §12).
+Reproduces the ids, scopes and messages of hermes-agent 0.19.0 (docs/agent_formats.md §Threat scan).
 Speed comes from three cheap steps before any regular expression runs: ASCII text skips the
 invisible-character search and the NFKC pass, and every pattern has a literal prefilter (a
 word the pattern cannot match without) checked on a case-folded copy of the text.
@@ -37,7 +37,7 @@ INVISIBLE_PREFIX = "invisible_unicode_"
 # prefilter from ever rejecting text the real pattern would match.
 _FOLD_TABLE = {0x130: "i", 0x131: "i", 0x17F: "s", 0x212A: "k"}
 
-# Building blocks of the spec's pattern notation (§12.2).
+# Building blocks of the agent's pattern notation (docs/agent_formats.md §Threat scan).
 _WS = r"\s+"
 _FILLER = r"(?:\w+\s+){0,8}"
 _LINE = r"[^\n]{0,%d}"
@@ -45,7 +45,7 @@ _VERBS = r"(?:update|modify|edit|write|change|append|add\s+to)"
 
 
 class ThreatPattern:
-    """One pattern of §12.3. The regex is compiled on first use: most texts never get past
+    """One pattern of docs/agent_formats.md §Threat scan. The regex is compiled on first use: most texts never get past
     the literal prefilter of most patterns, and compiling all 36 costs more than a scan."""
 
     __slots__ = ("_compiled", "category", "id", "required", "scope", "source")

@@ -1,4 +1,5 @@
-"""The agent-side ``memory`` tool: argument checks, the write-approval gate, JSON text (§13, §14.1).
+"""The agent-side ``memory`` tool: argument checks, the write-approval gate, JSON text (docs/agent_formats.md §Memory
+tool, §Pending queue).
 
 The approval callback and the write origin are passed in explicitly (the agent keeps them in
 thread-local state); the write-approval setting comes from ``store.write_approval``.

@@ -101,7 +101,7 @@ def _describe(payload: Mapping[str, Any], out: IO[str]) -> None:
 def run_show(
     name: str, *, home: Path, out: IO[str], err: IO[str], as_json: bool = False, secret_store: str = ENV_FILE
 ) -> int:
-    """Print the api.md B4 payload of one provider (``--json``) or a readable summary."""
+    """Print the docs/api.md §Reading a provider's config payload of one provider (``--json``) or a readable summary."""
     try:
         state = read_provider(home=home, name=name, secret_store=secret_store)
     except (InvalidProviderName, UnknownProvider) as exc:

@@ -31,7 +31,7 @@ class UnknownProvider(ProviderSchemaError, LookupError):
 
 @dataclass(frozen=True)
 class SchemaErrorInfo:
-    """What a failed schema load reports (config-schema.md §2.4)."""
+    """What a failed schema load reports (docs/agent_formats.md §Loading declarations)."""
 
     type: str
     message: str
@@ -70,7 +70,7 @@ class SchemaLoadError(ProviderSchemaError):
         return self.info.as_dict()
 
     def detail_for(self, name: str) -> str:
-        """The 409 text of api.md B5."""
+        """The 409 text of docs/api.md §Saving a provider's config."""
         return f"Config schema for '{name}' failed to load: {self}"
 
 
@@ -92,7 +92,7 @@ class StorageParseError(ProviderSchemaError):
     """A storage file exists but cannot be parsed (or has the wrong shape): it is never overwritten.
 
     ``file`` is the display name (relative to HERMES_HOME or ``~/``); ``problem`` the parser's
-    message; ``detail`` the full text of config-schema.md §7.1.
+    message; ``detail`` the full text of docs/agent_formats.md §Provider storage.
     """
 
     def __init__(self, *, file: str, problem: str, fmt: str) -> None:

@@ -3,62 +3,28 @@
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 
-PROFILE_NAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
+# The home and profile rules live in memory_core.home, one module for every layer; provider_schemas
+# has always exposed them from here.
+from memory_core.home import (
+    PROFILE_NAME_RE,
+    profile_home,
+    profile_name,
+    root_home,
+)
 
+__all__ = [
+    "PROFILE_NAME_RE",
+    "confining_home",
+    "display_path",
+    "expand_location",
+    "profile_home",
+    "profile_name",
+    "read_confined",
+    "root_home",
+]
 
-def native_root() -> Path:
-    """The default agent home of this user (``~/.hermes``)."""
-    return Path.home() / ".hermes"
-
-
-def root_home(home: Path) -> Path:
-    """The default profile's home for ``home`` (the agent's rule in 0.19.0).
-
-    A home inside ``~/.hermes`` belongs to that root; ``<x>/profiles/<name>`` belongs to ``<x>``;
-    any other home is its own root.
-    """
-    home = Path(home).absolute()
-    native = native_root()
-    try:
-        Path(os.path.realpath(home)).relative_to(os.path.realpath(native))
-        return native
-    except ValueError:
-        pass
-    if home.parent.name == "profiles":
-        return home.parent.parent
-    return home
-
-
-def profile_name(home: Path) -> str:
-    """``"default"`` for the root itself, the profile's name for ``<root>/profiles/<name>``,
-    else ``"custom"``."""
-    resolved = Path(os.path.realpath(home))
-    root = Path(os.path.realpath(root_home(home)))
-    if resolved == root:
-        return "default"
-    try:
-        parts = resolved.relative_to(root / "profiles").parts
-    except ValueError:
-        return "custom"
-    if len(parts) == 1 and PROFILE_NAME_RE.fullmatch(parts[0]):
-        return parts[0]
-    return "custom"
-
-
-def profile_home(*, home: Path, profile: str) -> Path:
-    """The home of profile ``profile`` next to ``home`` (``""``/``"current"``: ``home`` itself,
-    ``"default"``: the root). Raises ``ValueError`` for a name that is not a profile name."""
-    if profile in ("", "current"):
-        return Path(home)
-    root = root_home(home)
-    if profile == "default":
-        return root
-    if not PROFILE_NAME_RE.fullmatch(profile):
-        raise ValueError(f"Invalid profile name '{profile}'. Must match [a-z0-9][a-z0-9_-]{{0,63}}")
-    return root / "profiles" / profile
 
 
 def display_path(path: Path, *, home: Path) -> str:

@@ -1,4 +1,5 @@
-"""The agent's profiles around a home: the root and every ``<root>/profiles/<name>/`` (sessions.md §1).
+"""The agent's profiles around a home: the root and every ``<root>/profiles/<name>/``
+(docs/agent_formats.md §Homes and profiles).
 
 Where the root is comes from :func:`provider_schemas.homes.root_home` (standard ``~/.hermes``,
 Docker-style ``/opt/data`` and custom layouts). Folders the agent would not use as a profile are
@@ -12,11 +13,29 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from provider_schemas.homes import PROFILE_NAME_RE, profile_name, root_home
+from memory_core.home import (
+    DEFAULT_PROFILE,
+    PROFILE_NAME_RE,
+    InvalidProfileName,
+    canonical_profile_name,
+    check_profile_name,
+    profile_name,
+    root_home,
+)
+from memory_core.home import RESERVED_PROFILE_NAMES as RESERVED_NAMES
 
-DEFAULT_PROFILE = "default"
-# Names 0.19.0 refuses for a profile (the API answers 400); "default" is the root itself.
-RESERVED_NAMES = frozenset({"hermes", "test", "tmp", "root", "sudo"})
+__all__ = [
+    "DEFAULT_PROFILE",
+    "RESERVED_NAMES",
+    "InvalidProfileName",
+    "Profile",
+    "ProfileSet",
+    "UnknownProfile",
+    "canonical_profile_name",
+    "discover_profiles",
+    "honcho_hosts",
+    "resolve_profile",
+]
 
 # Problem codes of a listed folder (the page words them; see admin_panel.selectors.profiles).
 BAD_NAME = "bad_name"
@@ -25,23 +44,6 @@ SHADOWED_BY_DEFAULT = "shadowed_by_default"
 BROKEN_LINK = "broken_link"
 UNREADABLE = "unreadable"
 NOT_A_DIRECTORY = "not_a_directory"
-
-
-class InvalidProfileName(ValueError):
-    """A ``profile=`` value that is no profile name (HTTP 400, with the agent's wording)."""
-
-    def __init__(self, name: str, *, reserved: bool = False) -> None:
-        self.name = name
-        self.reserved = reserved
-        if reserved:
-            text = (
-                f"Profile name {name!r} is reserved — it collides with either the Hermes installation "
-                "itself or a common system binary.  Pick a different name."
-            )
-        else:
-            text = f"Invalid profile name {name!r}. Must match [a-z0-9][a-z0-9_-]{{0,63}}"
-        super().__init__(text)
-        self.detail = text
 
 
 class UnknownProfile(LookupError):
@@ -87,14 +89,6 @@ class ProfileSet:
     def get(self, name: str) -> Profile | None:
         """The usable profile called ``name`` (None for unknown or unusable names)."""
         return next((p for p in self.usable if p.name == name), None)
-
-
-def canonical_profile_name(raw: str) -> str:
-    """The agent's normalisation: strip; blank or ``Default`` in any case → ``default``; else lower-cased."""
-    text = raw.strip()
-    if not text or text.casefold() == DEFAULT_PROFILE:
-        return DEFAULT_PROFILE
-    return text.lower()
 
 
 def _same(a: Path, b: Path) -> bool:
@@ -167,7 +161,7 @@ def discover_profiles(*, home: Path, probe: bool = True) -> ProfileSet:
 
 def resolve_profile(*, home: Path, raw: str) -> Path:
     """The home of the API-style ``profile=`` value next to ``home``: ``""`` and ``current`` are
-    ``home`` itself (api.md A1); otherwise the canonical name must be valid, not reserved and exist.
+    ``home`` itself (docs/api.md §Common rules); otherwise the canonical name must be valid, not reserved and exist.
     Raises ``InvalidProfileName`` or ``UnknownProfile``."""
     if raw == "" or raw.strip() == "current":
         return Path(home)
@@ -175,11 +169,7 @@ def resolve_profile(*, home: Path, raw: str) -> Path:
     root = root_home(Path(home).absolute())
     if name == DEFAULT_PROFILE:
         return root
-    if not PROFILE_NAME_RE.fullmatch(name):
-        raise InvalidProfileName(name)
-    if name in RESERVED_NAMES:
-        raise InvalidProfileName(name, reserved=True)
-    path = root / "profiles" / name
+    path = root / "profiles" / check_profile_name(name)
     if not path.is_dir():
         raise UnknownProfile(name)
     return path
@@ -187,7 +177,7 @@ def resolve_profile(*, home: Path, raw: str) -> Path:
 
 @dataclass(frozen=True)
 class HonchoProfileHost:
-    """Which Honcho file and host block one profile uses (config-schema.md §7.6)."""
+    """Which Honcho file and host block one profile uses (docs/agent_formats.md §Provider storage)."""
 
     profile: str
     is_current: bool

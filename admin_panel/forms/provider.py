@@ -141,7 +141,7 @@ def field_message(state: Any, message: str, edited: str | None, english: str | N
 
 def prospective_visibility(state: Any, sub: Submission | None) -> dict[str, bool]:
     """Which rows show while the user edits: exactly the fields a save of this form's submission
-    would treat as visible (config-schema.md §5.2 step 3, computed by provider_schemas' planner
+    would treat as visible (docs/agent_formats.md §Saving provider values step 3, computed by provider_schemas' planner
     over ``state``, a ProviderState). Without a submission, the state's own visibility."""
     if sub is None or sub.is_empty:
         return {field_state.key: field_state.visible for field_state in state.fields}
@@ -209,7 +209,7 @@ def _translate_ui_texts() -> dict[str, str]:
 
 
 def _source_text(state: Any, ui: Mapping[str, str]) -> str:
-    """The source badge of config-schema.md §9.2."""
+    """The source badge of docs/agent_formats.md §What the provider pages show."""
     source = state.source
     variable = getattr(state, "_variable", None) or ""
     if source == "stored":

@@ -34,7 +34,7 @@ class QueryNumberError(Exception):
     bound: int | None = None
 
     def item(self) -> dict[str, Any]:
-        """The framework's list-form error item (api.md A1, sessions.md §4.1)."""
+        """The framework's list-form error item (docs/api.md §Common rules, docs/api.md §Session routes)."""
         if self.kind == "int_parsing":
             msg = "Input should be a valid integer, unable to parse string as an integer"
             return {"type": self.kind, "loc": ["query", self.name], "msg": msg, "input": self.value}

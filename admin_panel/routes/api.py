@@ -4,14 +4,14 @@ from django.urls import URLPattern, URLResolver, path, re_path
 
 from admin_panel.views import api, sessions_api
 
-# Mounted under /api/ (api.md Part B).
+# Mounted under /api/ (docs/api.md).
 urlpatterns: list[URLPattern | URLResolver] = [
     path("memory", api.memory_list, name="api_memory"),
     path("memory/provider", api.memory_provider, name="api_memory_provider"),
     path("memory/providers/<str:name>/config", api.provider_config, name="api_provider_config"),
     # A name holding a slash (or extra segments) is no provider: JSON 404, never an HTML page.
     re_path(r"^memory/providers/.+$", api.no_such_route),
-    # The agent's session history, read-only (sessions.md §4, Part B).
+    # The agent's session history, read-only (docs/api.md §Session routes, §Deviations from 0.19.0).
     path("sessions", sessions_api.sessions_list, name="api_sessions"),
     path("sessions/search", sessions_api.sessions_search, name="api_sessions_search"),
     path("sessions/stats", sessions_api.sessions_stats, name="api_sessions_stats"),

@@ -69,10 +69,6 @@ class AuditFilters:
     def active(self) -> bool:
         return bool(self.provider or self.kind or self.user or self.profile)
 
-    def as_query(self) -> dict[str, str]:
-        pairs = (("provider", self.provider), ("kind", self.kind), ("user", self.user), (PROFILE_FILTER, self.profile))
-        return {k: v for k, v in pairs if v}
-
 
 def filtered_entries(*, filters: AuditFilters) -> QuerySet[AuditEntry]:
     entries = AuditEntry.objects.all()

@@ -26,7 +26,7 @@ from memory_core.drift import DriftInfo, detect_drift, is_backup_name
 from memory_core.entries import DELIMITER, TARGETS, char_count, file_name_for, parse_entries, usage_text
 from memory_core.files import read_store_file
 from memory_core.maintenance import analyse_store
-from memory_core.pending import count_pending, list_pending, scan_pending
+from memory_core.pending import count_pending, scan_pending
 from memory_core.safe_paths import leaving_link
 from memory_core.state import (
     BackupFile,
@@ -421,10 +421,6 @@ def _pending_problem(record: dict[str, Any], payload: dict[str, Any], operations
 class UnreadablePendingRow:
     name: str
     reason: str
-
-
-def pending_rows(*, home: Path) -> list[PendingRow]:
-    return [_pending_row(record) for record in list_pending(home)]
 
 
 def pending_queue(*, home: Path) -> tuple[list[PendingRow], list[UnreadablePendingRow]]:

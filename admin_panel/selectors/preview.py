@@ -481,7 +481,8 @@ class PreviewSession:
 
     @property
     def payload(self) -> dict[str, Any] | None:
-        """api.md B4 as the API would answer for this schema (None when the API has no answer:
+        """docs/api.md §Reading a provider's config as the API would answer for this schema (None when the API has no
+        answer:
         refused files and text that fails static evaluation are never loaded by it)."""
         if self.state is not None:
             return provider_config_payload(self.state)
@@ -541,7 +542,7 @@ def _home_entry(*, home: Path, loaded: Loaded) -> tuple[ProviderEntry | None, li
     """The provider of the current home that reads exactly this file, plus notes on why not.
 
     Decided without loading anything (the discovery functions load the schema, which static and
-    paste modes must never do), by config-schema.md §3.1: a bundled name is the bundled provider;
+    paste modes must never do), by docs/agent_formats.md §Provider discovery: a bundled name is the bundled provider;
     ``plugins/<name>`` is a provider when its name is addressable, not bundled, and its
     ``__init__.py`` passes the marker test.
     """

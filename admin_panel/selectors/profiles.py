@@ -20,7 +20,7 @@ from admin_panel.selectors.sessions import SessionActivity, session_activity
 from memory_core.history.db import MALFORMED, UNREADABLE
 from provider_schemas.profiles import Profile, ProfileSet, discover_profiles
 
-# The memory settings compared across profiles, in column order (config-schema.md §8.1).
+# The memory settings compared across profiles, in column order (docs/agent_formats.md §Activation).
 SETTING_KEYS = (
     "memory_enabled",
     "user_profile_enabled",

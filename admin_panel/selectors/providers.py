@@ -106,7 +106,7 @@ def provider_state(*, home: Path, name: str) -> Any:
 class ProviderCard:
     """One card of the providers page."""
 
-    row: dict[str, Any]  # the api.md B3 row
+    row: dict[str, Any]  # the docs/api.md §Provider list row
     docs_url: str
     is_builtin: bool
     has_settings: bool

@@ -1,6 +1,6 @@
 """Reads for the Sessions page and API: the agent's history, masked.
 
-Every text that leaves here went through the home's ``SecretMasker`` (sessions.md B3). The
+Every text that leaves here went through the home's ``SecretMasker`` (docs/api.md §Deviations from 0.19.0). The
 masker and the map of sessions holding a secret are kept for a few seconds per home, so a page
 and its htmx requests do not read the secret stores and the whole history each time.
 """
@@ -414,7 +414,7 @@ def transcript(*, home: Path, session_id: str, page: int, hit: int | None, show_
 
 
 def export_json(*, home: Path, session_id: str) -> dict[str, Any] | None:
-    """The API's export shape (sessions.md §4.7), masked."""
+    """The API's export shape (docs/api.md §Session routes), masked."""
     with open_history(home) as history:
         resolved = history_sessions.resolve_session_id(history, session_id)
         if resolved is None:

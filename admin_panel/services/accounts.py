@@ -17,7 +17,7 @@ from django.contrib.sessions.models import Session
 from django.db import transaction
 from django.utils import timezone
 
-from admin_panel.home import panel_home
+from admin_panel.agent_home import panel_home
 from admin_panel.models import ApiToken, AuditEntry, SignInLink, token_digest
 from admin_panel.permissions import ADMIN, ROLES, VIEWER, VIEWERS_GROUP, role_of
 from admin_panel.services.audit import record, record_panel_change_by_command

@@ -37,7 +37,7 @@ from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
 
 User = AbstractBaseUser | AnonymousUser
 FILE_NAMES = {"memory": "MEMORY.md", "user": "USER.md"}
-# memory_core's drift and D14 refusals, read back for the panel's own sentences (memory-store.md
+# memory_core's drift and D14 refusals, read back for the panel's own sentences (docs/agent_formats.md
 # §9, §15); a readd outcome keeps only the error text.
 _DRIFT = re.compile(r"Refusing to write [^:]+: file on disk has content that wouldn't round-trip .*", re.S)
 _UNREADABLE = re.compile(

@@ -166,8 +166,8 @@ def _provider_source(source: Profile, name: str) -> tuple[Any, dict[str, str], l
 
 def _required_after(f: Any, *, effective: Mapping[str, str], visible: Mapping[str, bool],
                     by_key: Mapping[str, Any]) -> bool:
-    """Whether secret ``f`` is required once the copied values are in place (config-schema.md
-    §8.2: required, visible, ``required_when`` matching, no ``required_unless`` field set)."""
+    """Whether secret ``f`` is required once the copied values are in place (docs/agent_formats.md §Activation:
+    required, visible, ``required_when`` matching, no ``required_unless`` field set)."""
     declared = f.field
     if not declared.required or not visible.get(f.key, f.visible):
         return False

@@ -124,7 +124,7 @@ def finish_interrupted_secret_move(*, home: Path) -> secret_moves.GroupRecovery 
 
 
 def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterable[str]) -> None:
-    """Remember when the panel wrote each secret (the ``set_at`` of api.md B4)."""
+    """Remember when the panel wrote each secret (the ``set_at`` of docs/api.md §Reading a provider's config)."""
     key = home_key(home)
     now = timezone.now()
     for variable in replaced:

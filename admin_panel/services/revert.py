@@ -24,7 +24,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils.translation import gettext as _
 
 import provider_schemas
-from admin_panel.home import current_home
+from admin_panel.agent_home import current_home
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.audit import MEMORY_SECTION, REVERTIBLE_KINDS, is_memory_settings_change
 from admin_panel.selectors.providers import provider_state, secret_store_for

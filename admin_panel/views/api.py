@@ -1,4 +1,4 @@
-"""The JSON API of api.md Part B: provider list, declared config GET/PUT, activation.
+"""The JSON API of docs/api.md: provider list, declared config GET/PUT, activation.
 
 Payload shapes come from ``provider_schemas`` (its payload builders); these views only map
 requests to those calls and exceptions to status codes. The provider-name guard runs before
@@ -12,27 +12,29 @@ from pathlib import Path
 from django.http import HttpRequest, HttpResponse
 
 import provider_schemas
+from admin_panel.agent_home import current_home
 from admin_panel.api_auth import api_endpoint, api_error, api_json, read_json_body
-from admin_panel.home import current_home
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
+from memory_core.home import InvalidProfileName, profile_home
 
 
 def _home(request: HttpRequest) -> Path | HttpResponse:
-    """The home the request works on: the panel's, or ``?profile=`` beside it (api.md A1)."""
+    """The home the request works on: the panel's, or ``?profile=`` beside it (docs/api.md §Common rules)."""
     profile = request.GET.get("profile", "")
     base = current_home()
     try:
-        home = provider_schemas.profile_home(home=base, profile=profile)
-    except ValueError as exc:
-        return api_error(str(exc), 400)
+        home = profile_home(home=base, profile=profile, reserved=True)
+    except InvalidProfileName as exc:
+        return api_error(exc.detail, 400)
     if not Path(home).is_dir():
         return api_error(f"Profile '{profile}' does not exist.", 404)
     return Path(home)
 
 
 def _save_failed(exc: provider_schemas.SaveFailed, *, home: Path) -> HttpResponse:
-    """api.md B5: a write that failed after rollback is a 500 ``Internal server error``; permission
+    """docs/api.md §Saving a provider's config: a write that failed after rollback is a 500 ``Internal server error``;
+    permission
     denied is the admin's to fix, so it is said plainly (409), and so is a full disk (507)."""
     status, text = services.describe_save_failure(exc, home=home)
     return api_error(text if status != 500 else "Internal server error", status)
@@ -104,7 +106,7 @@ def _config_put(request: HttpRequest, *, home: Path, name: str) -> HttpResponse:
 
 @api_endpoint(methods=("PUT",))
 def memory_provider(request: HttpRequest) -> HttpResponse:
-    """Activation: the only way the API changes ``memory.provider`` (api.md B6)."""
+    """Activation: the only way the API changes ``memory.provider`` (docs/api.md §Activation)."""
     try:
         body = read_json_body(request)
     except ValueError as exc:
@@ -143,7 +145,7 @@ def memory_provider(request: HttpRequest) -> HttpResponse:
 
 @api_endpoint(methods=("GET", "PUT"))
 def no_such_route(request: HttpRequest) -> HttpResponse:
-    # api.md A1/B2: a path with extra segments matches no route: 404 for GET, 405 for PUT.
+    # docs/api.md §Common rules/§Common rules: a path with extra segments matches no route: 404 for GET, 405 for PUT.
     if request.method == "PUT":
         return api_error("Method Not Allowed", 405)
     return api_error("Not Found", 404)

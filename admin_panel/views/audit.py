@@ -22,11 +22,12 @@ import provider_schemas
 from admin_panel.forms.query import MAX_PAGE, clamped_query_int
 from admin_panel.localisation import localise_message, not_ready_message
 from admin_panel.models import AuditEntry
-from admin_panel.permissions import can_change, role_label, staff_required, viewer_required
+from admin_panel.permissions import admin_required, can_change, role_label, viewer_required
 from admin_panel.selectors import audit as selectors
 from admin_panel.selectors.accounts import roles_by_username
 from admin_panel.services import revert as revert_service
 from admin_panel.services.providers import describe_save_failure
+from admin_panel.views.partials import is_partial
 
 logger = logging.getLogger(__name__)
 
@@ -34,11 +35,6 @@ EXPORTS = {
     "jsonl": ("application/x-ndjson; charset=utf-8", "audit-log.jsonl", selectors.jsonl_lines),
     "csv": ("text/csv; charset=utf-8", "audit-log.csv", selectors.csv_lines),
 }
-
-
-def _is_partial(request: HttpRequest) -> bool:
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
 
 
 @require_GET
@@ -84,7 +80,7 @@ def audit_list(request: HttpRequest) -> HttpResponse:
             for entry in page.object_list
         ],
     }
-    partial = _is_partial(request)
+    partial = is_partial(request)
     context["partial"] = partial
     return render(request, "audit/partials/_results.html" if partial else "audit/list.html", context)
 
@@ -185,7 +181,7 @@ _STATUS_FOR = {
 
 
 @require_POST
-@staff_required
+@admin_required
 def audit_revert(request: HttpRequest, pk: int) -> HttpResponse:
     entry = get_object_or_404(AuditEntry, pk=pk)
     try:

@@ -9,8 +9,8 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
+from admin_panel.agent_home import current_home
 from admin_panel.forms.accounts import NewAccountForm
-from admin_panel.home import current_home
 from admin_panel.models import AuditEntry
 from admin_panel.services.audit import record
 from admin_panel.services.sign_in_links import accounts_exist, claim_sign_in_link

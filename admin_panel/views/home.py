@@ -4,7 +4,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
-from admin_panel.home import current_home
+from admin_panel.agent_home import current_home
 from admin_panel.permissions import can_view
 from admin_panel.selectors.memory import memory_summary
 from admin_panel.selectors.providers import provider_summary

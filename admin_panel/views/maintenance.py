@@ -17,9 +17,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from admin_panel.agent_home import current_home
 from admin_panel.forms.maintenance import AgeForm, MergeForm
-from admin_panel.home import current_home
-from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.permissions import admin_required, can_change, viewer_required
 from admin_panel.selectors import maintenance as selectors
 from admin_panel.selectors import memory as memory_selectors
 from admin_panel.services import maintenance as services
@@ -89,7 +89,7 @@ def _merge_context(
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
     """GET ``?entry=<ref>&entry=<ref>``: the edit step, prefilled. POST ``step=review``: what the
     store would hold. POST ``step=confirm``: write it (one batch), or refuse with nothing written."""
@@ -141,7 +141,7 @@ def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def memory_maintenance_undo(request: HttpRequest, target: str) -> HttpResponse:
     target = _target_or_404(target)
     offer = _undo_offer(request, target)

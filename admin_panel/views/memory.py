@@ -20,12 +20,13 @@ from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
+from django_htmx.http import HttpResponseClientRedirect
 
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.memory import BackupSelectionForm, EntryForm, EntrySelectionForm, PendingActionForm
-from admin_panel.home import current_home
 from admin_panel.localisation import localise_message
-from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
+from admin_panel.permissions import admin_required, can_change, can_view, viewer_required
 from admin_panel.selectors import memory as selectors
 from admin_panel.services import memory as services
 from admin_panel.services.maintenance import record_budget_samples
@@ -75,9 +76,7 @@ def _next_url(request: HttpRequest, default: str = "") -> str:
 def _done(request: HttpRequest, url: str) -> HttpResponse:
     """Finish a write: a redirect, or for htmx (a form in the dialog) a full navigation."""
     if request.htmx:
-        response = HttpResponse()
-        response["HX-Redirect"] = url
-        return response
+        return HttpResponseClientRedirect(url)
     return redirect(url)
 
 
@@ -311,7 +310,7 @@ def memory_events(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
     target = _target_or_404(target)
     home = current_home()
@@ -339,7 +338,7 @@ def memory_entry_add(request: HttpRequest, target: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpResponse:
     target = _target_or_404(target)
     if not selectors.is_entry_key(key):
@@ -383,7 +382,7 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
     """GET: the confirmation page listing exactly what will be deleted. POST: delete it."""
     home = current_home()
@@ -413,7 +412,7 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def memory_undo(request: HttpRequest) -> HttpResponse:
     offer = _undo_offer(request)
     request.session.pop(UNDO_SESSION_KEY, None)
@@ -431,7 +430,7 @@ def memory_undo(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def memory_undo_dismiss(request: HttpRequest) -> HttpResponse:
     request.session.pop(UNDO_SESSION_KEY, None)
     return _done(request, _next_url(request))
@@ -441,7 +440,7 @@ def memory_undo_dismiss(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def memory_pending_action(request: HttpRequest) -> HttpResponse:
     """Approve or reject pending writes: one (a row's button) or the selected ones."""
     home = current_home()
@@ -538,7 +537,7 @@ def memory_backup_detail(request: HttpRequest, target: str, name: str) -> HttpRe
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def memory_restore(request: HttpRequest, target: str, name: str) -> HttpResponse:
     """GET: confirm which backup entries will be added back. POST: add them (normal add path)."""
     target = _target_or_404(target)

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from admin_panel.forms.accounts import RoleForm
 from admin_panel.models import SignInLink
-from admin_panel.permissions import ADMIN, VIEWER, role_label, role_of, staff_required
+from admin_panel.permissions import ADMIN, VIEWER, admin_required, role_label, role_of
 from admin_panel.selectors.accounts import pending_invitations, people
 from admin_panel.services import accounts
 from admin_panel.services.sign_in_links import ACCOUNT_LINK_MAX_AGE, link_path
@@ -41,7 +41,7 @@ def _page(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpRespo
 
 
 @require_GET
-@staff_required
+@admin_required
 def people_list(request: HttpRequest) -> HttpResponse:
     return _page(request)
 
@@ -60,7 +60,7 @@ def _show_link(
 
 @never_cache
 @require_POST
-@staff_required
+@admin_required
 def people_invite(request: HttpRequest) -> HttpResponse:
     form = RoleForm(request.POST)
     if not form.is_valid():
@@ -76,7 +76,7 @@ def _confirm(request: HttpRequest, *, account, action: str, role: str = "") -> H
 
 
 @require_POST
-@staff_required
+@admin_required
 def people_set_role(request: HttpRequest, pk: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=pk)
     form = RoleForm(request.POST)
@@ -98,7 +98,7 @@ def people_set_role(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def people_deactivate(request: HttpRequest, pk: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=pk)
     if not request.POST.get("confirmed"):
@@ -113,7 +113,7 @@ def people_deactivate(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def people_activate(request: HttpRequest, pk: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=pk)
     if accounts.activate(account=account, actor=request.user, channel="panel"):
@@ -123,7 +123,7 @@ def people_activate(request: HttpRequest, pk: int) -> HttpResponse:
 
 @never_cache
 @require_POST
-@staff_required
+@admin_required
 def people_reset_link(request: HttpRequest, pk: int) -> HttpResponse:
     account = get_object_or_404(get_user_model(), pk=pk, is_active=True)
     _link, token = accounts.create_reset_link(account=account, actor=request.user, channel="panel")
@@ -137,7 +137,7 @@ def _no_longer_pending(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def people_revoke_invitation(request: HttpRequest, pk: int) -> HttpResponse:
     link = get_object_or_404(SignInLink, pk=pk, purpose=SignInLink.Purpose.INVITATION)
     invitation = next((found for found in pending_invitations() if found.pk == link.pk), None)

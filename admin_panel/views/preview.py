@@ -20,11 +20,11 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 import provider_schemas
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.provider import Submission, build_rows, hidden_summary, parse_submission, sections
-from admin_panel.home import current_home
 from admin_panel.localisation import localise_provider_state
-from admin_panel.permissions import can_change, staff_required
+from admin_panel.permissions import admin_required, can_change
 from admin_panel.selectors import preview as selectors
 
 FINGERPRINT_HEADER = "X-Preview-Fingerprint"
@@ -173,7 +173,7 @@ def _render_preview(
 
 
 @require_GET
-@staff_required
+@admin_required
 def preview_page(request: HttpRequest) -> HttpResponse:
     """The picker, and the preview of the chosen file (``?choice=<id>[&mode=static]``)."""
     home = current_home()
@@ -198,7 +198,7 @@ def preview_page(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@staff_required
+@admin_required
 def preview_poll(request: HttpRequest) -> HttpResponse:
     """Hot reload: 204 while the file's fingerprint equals ``fp``, else the fresh fragment."""
     home = current_home()
@@ -222,7 +222,7 @@ def preview_poll(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@staff_required
+@admin_required
 def preview_events(request: HttpRequest) -> HttpResponse:
     """Server-sent events carrying the chosen file's fingerprint whenever it changes (never content)."""
     home = current_home()
@@ -235,7 +235,7 @@ def preview_events(request: HttpRequest) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def preview_paste(request: HttpRequest) -> HttpResponse:
     """Paste mode: the text is evaluated by the static evaluator, never executed."""
     home = current_home()
@@ -260,7 +260,7 @@ def preview_paste(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def preview_try(request: HttpRequest) -> HttpResponse:
     """"Try it": validate the submitted form and show what a save would store where. Nothing is
     written, whatever the schema or the values."""
@@ -300,7 +300,7 @@ def preview_try(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def preview_field(request: HttpRequest) -> HttpResponse:
     """htmx: re-render the field the user just changed (and rows whose ``when`` flipped), with the
     provider page's row partials. Nothing is written."""

@@ -9,8 +9,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET, require_POST
 
 import provider_schemas
-from admin_panel.home import panel_home
-from admin_panel.permissions import can_change, staff_required, viewer_required
+from admin_panel.agent_home import panel_home
+from admin_panel.permissions import admin_required, can_change, viewer_required
 from admin_panel.selectors.profiles import profiles_overview
 from admin_panel.services import profiles as services
 from provider_schemas.profiles import ProfileSet, discover_profiles
@@ -57,13 +57,13 @@ def _posted(request: HttpRequest) -> dict[str, Any]:
 
 
 @require_GET
-@staff_required
+@admin_required
 def profiles_copy(request: HttpRequest) -> HttpResponse:
     return _copy_form(request, found=discover_profiles(home=panel_home()))
 
 
 @require_POST
-@staff_required
+@admin_required
 def profiles_copy_review(request: HttpRequest) -> HttpResponse:
     found = discover_profiles(home=panel_home())
     chosen = _posted(request)
@@ -75,7 +75,7 @@ def profiles_copy_review(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 def profiles_copy_apply(request: HttpRequest) -> HttpResponse:
     found = discover_profiles(home=panel_home())
     chosen = _posted(request)

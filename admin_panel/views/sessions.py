@@ -23,13 +23,9 @@ from admin_panel.home import current_home
 from admin_panel.permissions import can_view, viewer_required
 from admin_panel.selectors import sessions as selectors
 from admin_panel.services import sessions as services
+from admin_panel.views.partials import is_partial
 from memory_core.history import HistoryUnavailable
 from provider_schemas import profile_name
-
-
-def _is_partial(request: HttpRequest) -> bool:
-    htmx = getattr(request, "htmx", None)
-    return bool(htmx) and not htmx.history_restore_request
 
 
 @require_GET
@@ -42,7 +38,7 @@ def sessions_page(request: HttpRequest) -> HttpResponse:
     fingerprint = selectors.history_fingerprint(home=home)
     context: dict[str, Any] = {"filters": filters, "profile": profile_name(home), "live_fingerprint": fingerprint,
                                **selectors.sessions_page(home=home, filters=filters)}
-    partial = _is_partial(request)
+    partial = is_partial(request)
     context["partial"] = partial
     return render(request, "sessions/partials/_results.html" if partial else "sessions/list.html", context)
 

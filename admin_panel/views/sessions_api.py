@@ -1,7 +1,7 @@
-"""The read routes of the agent's session history (sessions.md §4, Part B), as JSON.
+"""The read routes of the agent's session history (docs/api.md §Session routes, §Deviations from 0.19.0), as JSON.
 
-Same paths, parameters and shapes as 0.19.0's dashboard; every text is masked (B3); the
-writing methods answer 405 (B4, through ``api_endpoint``'s method check). A home without
+Same paths, parameters and shapes as 0.19.0's dashboard; every text is masked (§Deviations from 0.19.0); the
+writing methods answer 405 (§Deviations from 0.19.0, through ``api_endpoint``'s method check). A home without
 ``state.db`` reads as empty and nothing is created; a file that cannot be read answers 503 with
 its state, never a 500.
 """
@@ -15,32 +15,31 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 
 import provider_schemas
+from admin_panel.agent_home import current_home
 from admin_panel.api_auth import api_endpoint, api_error, api_json
 from admin_panel.forms.query import QueryNumberError, query_int
-from admin_panel.home import current_home
 from admin_panel.selectors import sessions as selectors
 from admin_panel.services import sessions as services
 from memory_core.history import MISSING, HistoryUnavailable, open_history
 from memory_core.history import search as history_search
 from memory_core.history import sessions as history_sessions
-from provider_schemas.homes import PROFILE_NAME_RE
+from memory_core.home import InvalidProfileName, canonical_profile_name, check_profile_name
 
 logger = logging.getLogger(__name__)
 
-RESERVED_PROFILES = ("hermes", "test", "tmp", "root", "sudo")
 TRUE_WORDS = {"1", "on", "t", "true", "y", "yes"}
 FALSE_WORDS = {"0", "off", "f", "false", "n", "no"}
 
 
 class QueryError(Exception):
-    """A query parameter that does not parse: the framework's 422 list form (sessions.md §4.1)."""
+    """A query parameter that does not parse: the framework's 422 list form (docs/api.md §Session routes)."""
 
     def __init__(self, item: dict[str, Any]) -> None:
         self.item = item
 
 
 def _int(request: HttpRequest, name: str, default: int | None) -> int | None:
-    """Whole numbers in SQLite's range (docs/request_limits.md); the spec's meaning of negative
+    """Whole numbers in SQLite's range (docs/request_limits.md); 0.19.0's meaning of negative
     and large values is kept inside it."""
     try:
         return query_int(request.GET, name, default=default)
@@ -72,16 +71,11 @@ def _profile(request: HttpRequest) -> tuple[Path, str | None] | HttpResponse:
     home = current_home()
     if raw == "":
         return home, None
-    canon = raw.strip() or "default"
-    canon = "default" if canon.lower() == "default" else canon.lower()
-    if not PROFILE_NAME_RE.fullmatch(canon):
-        return api_error(f"Invalid profile name {canon!r}. Must match [a-z0-9][a-z0-9_-]{{0,63}}", 400)
-    if canon in RESERVED_PROFILES:
-        return api_error(
-            f"Profile name {canon!r} is reserved — it collides with either the Hermes installation itself or a"
-            " common system binary.  Pick a different name.",
-            400,
-        )
+    canon = canonical_profile_name(raw)
+    try:
+        check_profile_name(canon)
+    except InvalidProfileName as exc:
+        return api_error(exc.detail, 400)
     if canon == "current":  # an ordinary name here, not the panel's "this home"
         target = provider_schemas.root_home(home) / "profiles" / canon
     else:

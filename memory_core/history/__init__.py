@@ -1,7 +1,7 @@
 """The agent's session history (``state.db``), read-only: the third layer of its memory.
 
 ``open_history(home)`` gives a ``History`` for one request; ``sessions`` and ``search`` read it
-with 0.19.0's rules (see /docs and sessions.md). Nothing here imports Django or writes the file.
+with 0.19.0's rules (see /docs and docs/agent_formats.md). Nothing here imports Django or writes the file.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Opening the agent's ``state.db`` read-only, and what state it is in (sessions.md §1, §3.5, §7).
+"""Opening the agent's ``state.db`` read-only, and what state it is in (docs/agent_formats.md §Session history,
+§Session history, §Reading history safely).
 
 Every read opens its own connection: ``file:…?mode=ro``, ``PRAGMA query_only``, a short busy
 timeout, autocommit. Each statement is fetched to the end before the next, and the connection

@@ -1,10 +1,12 @@
-"""The agent's ``memory`` tool calls in ``state.db`` (sessions.md §6), as provenance events.
+"""The agent's ``memory`` tool calls in ``state.db`` (docs/agent_formats.md §Memory tool calls in history), as
+provenance events.
 
 What is read, by capability (explicit columns only, whatever the schema version says):
 
 * the results (``tool_name = 'memory'``, role ``tool``) and the calls (``tool_calls`` naming
   ``memory``) of the sessions holding a successful result. Rows in every state count: a rewind or
-  a compaction does not undo a write (sessions.md §6; docs/memory_core.md "Newer agents").
+  a compaction does not undo a write (docs/agent_formats.md §Memory tool calls in history; docs/memory_core.md "Newer
+  agents").
 * A call counts when its result says it wrote; the same call stored again (a branch's copy, the
   tail a compaction carries into live rows: same ``tool_call_id`` and arguments) counts once, at
   its earliest row. Each counted result's usage line (``"43/1,375 chars"``) is also a point of

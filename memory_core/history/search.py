@@ -1,5 +1,6 @@
-"""Full-text search over ``state.db`` with the agent's rules (sessions.md §3, §4.3) and the panel's
-documented fixes (Part B1, B2).
+"""Full-text search over ``state.db`` with the agent's rules (docs/agent_formats.md §Session history, docs/api.md
+§Session routes) and the panel's
+documented fixes (§Deviations from 0.19.0, §Deviations from 0.19.0).
 """
 
 # SQL is assembled only from fixed fragments and placeholders; values always go as parameters.
@@ -53,7 +54,7 @@ def cjk_count(text: str) -> int:
 
 
 def sanitize_fts5_query(query: str) -> str:
-    """``_sanitize_fts5_query`` of §3.2, step by step."""
+    """``_sanitize_fts5_query`` of docs/agent_formats.md §Session history, step by step."""
     text = query[:MAX_FTS5_QUERY_CHARS]
     phrases: list[str] = []
     pieces: list[str] = []
@@ -84,7 +85,8 @@ def sanitize_fts5_query(query: str) -> str:
 
 
 def route_query(q: str) -> str:
-    """The dashboard route's prefix rewrite (§4.3 step 4) with the fixes of B1: a quoted run or a
+    """The dashboard route's prefix rewrite (docs/api.md §Session routes step 4) with the fixes of §Deviations from
+    0.19.0: a quoted run or a
     run ending in ``*`` is kept; the bare operators and runs holding CJK get no ``*``; every other
     run gets one."""
     runs = []
@@ -98,7 +100,8 @@ def route_query(q: str) -> str:
 
 @dataclass
 class MessageHits:
-    """Hits of ``search_messages``; ``unparsable`` when FTS5 rejected the query (B1)."""
+    """Hits of ``search_messages``; ``unparsable`` when FTS5 rejected the query (docs/api.md §Deviations from
+    0.19.0)."""
 
     hits: list[dict[str, Any]] = field(default_factory=list)
     unparsable: bool = False
@@ -322,7 +325,8 @@ def search_messages(history: History, query: str, *, source_filter: list[str] | 
                     limit: int = 20, offset: int = 0, sort: str | None = None,
                     include_inactive: bool = False, with_context: bool = True,
                     include_hidden: bool = True) -> MessageHits:
-    """``search_messages`` of §3.3–§3.4, with the rewound-row rule also on the LIKE path (B1), and
+    """``search_messages`` of docs/agent_formats.md §Session history–§Session history, with the rewound-row rule also
+    on the LIKE path (docs/api.md §Deviations from 0.19.0), and
     every row an index leaves out scanned (docs/history.md)."""
     if not history.caps.fts or not query or not query.strip():
         return MessageHits()
@@ -397,7 +401,8 @@ def clamp_search_limit(value: int | None) -> int:
 
 
 def search_sessions(history: History, q: str, *, limit: int = 20, include_hidden: bool = False) -> SearchAnswer:
-    """``GET /api/sessions/search`` (§4.3) with B1 and B2 (``match_message_id``)."""
+    """``GET /api/sessions/search`` (docs/api.md §Session routes) with §Deviations from 0.19.0 and §Deviations from
+    0.19.0 (``match_message_id``)."""
     if not q or not q.strip():
         return SearchAnswer(results=[])
     limit = clamp_search_limit(limit)
@@ -435,7 +440,7 @@ def search_sessions(history: History, q: str, *, limit: int = 20, include_hidden
         seen.add(root)
         result["session_id"] = compression_tip(history, root)
         result["lineage_root"] = root
-        result["match_message_id"] = message_id  # B2
+        result["match_message_id"] = message_id  # docs/api.md §Deviations from 0.19.0
         results.append(result)
         if len(results) >= limit:
             break

@@ -1,4 +1,4 @@
-"""Which sessions hold a stored secret (sessions.md §7 "Secrets").
+"""Which sessions hold a stored secret (docs/agent_formats.md §Reading history safely "Secrets").
 
 Indexed columns (content, tool name, tool-call JSON) are searched through ``messages_fts`` with a
 phrase made of each stored form's words (so the JSON-escaped forms inside tool calls are found

@@ -1,5 +1,6 @@
 """Sessions of ``state.db``: listing with the compression projection, lineage, stats, one session,
-its messages (sessions.md §2.3, §4.2, §4.4–§4.8). Shapes are 0.19.0's read routes'.
+its messages (docs/agent_formats.md §Session history, docs/api.md §Session routes, §Session routes–§Session routes).
+Shapes are 0.19.0's read routes'.
 """
 
 # SQL is assembled only from fixed fragments and placeholders; values always go as parameters.
@@ -25,7 +26,7 @@ MESSAGES_MAX_LIMIT = 500
 ACTIVE_SECONDS = 300
 STATS_NEWEST = 10_000
 
-# Fields a compression root shows from its tip in lists (§4.2 "Projection").
+# Fields a compression root shows from its tip in lists (docs/api.md §Session routes "Projection").
 PROJECTED_FIELDS = ("id", "ended_at", "end_reason", "message_count", "tool_call_count", "title", "last_active",
                     "preview", "model", "cwd", "git_branch", "git_repo_root", "system_prompt")
 FULL_ONLY = ("model_config", "system_prompt")
@@ -98,7 +99,8 @@ _BRANCHED = _like_marker("!_branched!_from")
 
 
 def _listable(alias: str = "s", *, delegates: bool = False) -> str:
-    """SQL condition: roots and branch children, never a delegate subagent (§2.3) unless
+    """SQL condition: roots and branch children, never a delegate subagent (docs/agent_formats.md §Session history)
+    unless
     ``delegates`` (the page's "hidden sources" filter shows them too)."""
     if delegates:
         return f"({_DELEGATE.format(t=alias)} OR ({_listable(alias)}))"
@@ -163,7 +165,7 @@ def parse_tool_calls(value: Any) -> Any:
 
 
 def shape_message(row: Mapping[str, Any]) -> dict[str, Any]:
-    """A message as 0.19.0's routes return it (§4.6 step 4)."""
+    """A message as 0.19.0's routes return it (docs/api.md §Session routes step 4)."""
     out = dict(row)
     out["content"] = decode_content(out.get("content"))
     if "tool_calls" in out:
@@ -185,7 +187,7 @@ class Child:
 
 def pick_continuation(children: Iterable[Child]) -> Child | None:
     """The child a compression walk follows: compression-ended first, then a live one, then the
-    rest; ties by latest activity, started_at, id, all descending (§2.3)."""
+    rest; ties by latest activity, started_at, id, all descending (docs/agent_formats.md §Session history)."""
 
     def key(c: Child) -> tuple:
         group = 0 if c.end_reason == "compression" else 1 if c.ended_at is None else 2
@@ -215,7 +217,8 @@ def _children(history: History, parent_id: str) -> list[Child]:
 
 
 def compression_chain(history: History, session_id: str) -> list[str]:
-    """``session_id`` and each session the compression tip walk visits, in order (§2.3)."""
+    """``session_id`` and each session the compression tip walk visits, in order (docs/agent_formats.md §Session
+    history)."""
     chain = [session_id]
     seen = {session_id}
     current = session_id
@@ -237,7 +240,8 @@ def compression_tip(history: History, session_id: str) -> str:
 
 
 def compression_root(history: History, session_id: str) -> str:
-    """The dedup key of search (§4.3 step 5): up through compression parents ended before the child began."""
+    """The dedup key of search (docs/api.md §Session routes step 5): up through compression parents ended before the
+    child began."""
     current = session_id
     seen = {current}
     while True:
@@ -254,7 +258,7 @@ def compression_root(history: History, session_id: str) -> str:
 
 
 def resume_target(history: History, session_id: str) -> str:
-    """Where the messages route redirects (§4.6 step 2)."""
+    """Where the messages route redirects (docs/api.md §Session routes step 2)."""
     tip = compression_tip(history, session_id)
     visited = [tip]
     current = tip
@@ -321,7 +325,7 @@ def _preview(history: History, session_id: str) -> str:
 
 
 def resolve_session_id(history: History, session_id: str) -> str | None:
-    """Exact id, else the one id starting with ``session_id`` (§4.5)."""
+    """Exact id, else the one id starting with ``session_id`` (docs/api.md §Session routes)."""
     if history.one("SELECT 1 FROM sessions WHERE id = ?", (session_id,)) is not None:
         return session_id
     if not session_id:
@@ -431,7 +435,7 @@ def _project(history: History, row: dict[str, Any], *, full: bool, now: float) -
 
 
 def effective_activity(history: History, session_id: str, started_at: float) -> float:
-    """The latest activity over a row and its forward compression chain (§4.2 ``recent``)."""
+    """The latest activity over a row and its forward compression chain (docs/api.md §Session routes ``recent``)."""
     best = _last_active(history, session_id, started_at)
     for segment in compression_chain(history, session_id)[1:]:
         row = history.one("SELECT started_at FROM sessions WHERE id = ?", (segment,))
@@ -496,7 +500,7 @@ def activity_summary(history: History, filters: ListFilters) -> tuple[int, float
 
 
 def list_sessions(history: History, filters: ListFilters) -> dict[str, Any]:
-    """``{"sessions", "total", "limit", "offset"}`` of ``GET /api/sessions`` (§4.2)."""
+    """``{"sessions", "total", "limit", "offset"}`` of ``GET /api/sessions`` (docs/api.md §Session routes)."""
     where, params = _where(history, filters)
     offset = max(0, filters.offset)
     if filters.order == "recent":
@@ -525,7 +529,7 @@ def list_sessions(history: History, filters: ListFilters) -> dict[str, Any]:
 
 def listable_candidates_by_id(history: History, needle: str) -> list[dict[str, Any]]:
     """Listable rows (archived included) whose id or any id of their forward compression chain
-    contains ``needle`` (lower-cased), projected, in ``recent`` order (§4.3 step 3)."""
+    contains ``needle`` (lower-cased), projected, in ``recent`` order (docs/api.md §Session routes step 3)."""
     hits = history.rows("SELECT id FROM sessions WHERE instr(lower(id), ?) > 0", (needle,))
     roots: set[str] = set()
     for hit in hits:
@@ -557,7 +561,7 @@ def listable_candidates_by_id(history: History, needle: str) -> list[dict[str, A
 
 
 def stats(history: History) -> dict[str, Any]:
-    """``GET /api/sessions/stats`` (§4.4)."""
+    """``GET /api/sessions/stats`` (docs/api.md §Session routes)."""
     counts = history.one(
         "SELECT COUNT(*) AS total, COALESCE(SUM(archived = 0), 0) AS active_store,"
         " COALESCE(SUM(archived = 1), 0) AS archived FROM sessions"
@@ -576,7 +580,8 @@ def stats(history: History) -> dict[str, Any]:
 
 def messages_of(history: History, session_id: str, *, limit: int | None = None, offset: int = 0,
                 include_inactive: bool = False) -> list[dict[str, Any]]:
-    """Messages of one session in id order, shaped (§4.6 step 3–4, §4.8 ``get_messages``)."""
+    """Messages of one session in id order, shaped (docs/api.md §Session routes step 3–4, §Session routes
+    ``get_messages``)."""
     where = "session_id = ?" if include_inactive else "session_id = ? AND active = 1"
     sql_limit = -1 if limit is None or limit < 0 else min(limit, MESSAGES_MAX_LIMIT)
     rows = history.rows(
@@ -710,7 +715,7 @@ def children_of(history: History, session_id: str) -> list[dict[str, Any]]:
 
 
 def export_session(history: History, session_id: str) -> dict[str, Any]:
-    """``GET /api/sessions/{id}/export`` (§4.7): the raw row plus its active messages."""
+    """``GET /api/sessions/{id}/export`` (docs/api.md §Session routes): the raw row plus its active messages."""
     row = session_row(history, session_id) or {}
     row["messages"] = messages_of(history, session_id)
     return row

@@ -1,4 +1,5 @@
-"""Provenance: which write put each entry's current text into its store (sessions.md §6).
+"""Provenance: which write put each entry's current text into its store (docs/agent_formats.md §Memory tool calls in
+history).
 
 Pure logic, no database and no Django: the history reader (``memory_core.history.memory_writes``)
 and the panel's audit log turn their records into ``WriteEvent`` values; ``trace_entries`` replays

@@ -1,4 +1,4 @@
-"""Declaration checks (config-schema.md §1.5): what makes a ``CONFIG_SCHEMA`` loadable.
+"""Declaration checks (docs/agent_formats.md §Provider declarations): what makes a ``CONFIG_SCHEMA`` loadable.
 
 ``declaration_problems`` collects every problem (the linter shows them all);
 ``check_schema`` raises the first one as the loader's error.
@@ -57,7 +57,7 @@ class Problem:
 
 
 def is_number_text(text: str) -> bool:
-    """A finite number written the way the coercion of §5.3 accepts it."""
+    """A finite number written the way the coercion of docs/agent_formats.md §Saving provider values accepts it."""
     from provider_schemas.reading.values import parse_number
 
     return parse_number(text) is not None

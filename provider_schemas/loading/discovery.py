@@ -1,4 +1,4 @@
-"""Which providers exist for a HERMES_HOME (config-schema.md §3).
+"""Which providers exist for a HERMES_HOME (docs/agent_formats.md §Provider discovery).
 
 Bundled providers are the eight folders shipped inside this package (``<name>/config_schema.py``
 plus ``<name>/provider.json`` with ``description`` and ``setup``). User providers are the
@@ -286,7 +286,8 @@ def get_provider(*, home: Path, name: str) -> ProviderEntry | None:
 
 
 def get_provider_config_schema(name: str, *, home: Path) -> ProviderConfigSchema | SchemaLoadError | None:
-    """config-schema.md §2: the schema, the load error (returned, not raised), or None (no schema
+    """docs/agent_formats.md §Loading declarations: the schema, the load error (returned, not raised), or None (no
+    schema
     or not discovered). Raises ``InvalidProviderName`` before any file access."""
     entry = get_provider(home=home, name=name)
     if entry is None:

@@ -1,4 +1,4 @@
-"""Load a provider's ``config_schema.py`` by file path (config-schema.md §2).
+"""Load a provider's ``config_schema.py`` by file path (docs/agent_formats.md §Loading declarations).
 
 The file is compiled and executed as a fresh module that is never added to ``sys.modules``; the
 provider's package (``__init__.py``) is never imported. While it runs, the import name

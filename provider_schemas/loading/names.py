@@ -6,7 +6,7 @@ import re
 
 from provider_schemas.errors import InvalidProviderName
 
-# api.md A1: the same pattern hermes-agent 0.19.0 applies to its provider routes.
+# docs/api.md §Common rules: the same pattern hermes-agent 0.19.0 applies to its provider routes.
 PROVIDER_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}")
 
 # Values of memory.provider that mean "built-in memory only" (compared case-insensitively).

@@ -536,7 +536,7 @@ def evaluate_schema_source(
 
     Raises :class:`StaticEvalError` (message, line, col) when the text is too big, does not parse,
     uses anything outside the pure-data subset, has no ``CONFIG_SCHEMA``, or fails the declaration
-    checks of config-schema.md §1.5 (the provider-name check excepted: pasted text has no
+    checks of docs/agent_formats.md §Provider declarations (the provider-name check excepted: pasted text has no
     directory). ``checks=False`` skips those checks (for callers that lint the result and want
     every finding, not the first); ``CONFIG_SCHEMA`` may then be any evaluated value.
     """

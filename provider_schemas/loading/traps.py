@@ -1,4 +1,4 @@
-"""Provider-specific facts the declaration language cannot express (providers.md "Traps").
+"""Provider-specific facts the declaration language cannot express (docs/provider_findings.md "Traps").
 
 Only read-side help: dynamic placeholders and warnings. Values are never changed here.
 """

@@ -1,4 +1,4 @@
-"""JSON payloads of api.md Part B, as plain dicts in the spec's key order (pure functions)."""
+"""JSON payloads of docs/api.md, as plain dicts in 0.19.0's key order (pure functions)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ MISSING_DESCRIPTION = "Configured provider was not found."
 
 
 def no_schema_payload(name: str) -> dict[str, Any]:
-    """api.md A3: a provider (or name) without a schema."""
+    """docs/api.md §Reading a provider's config: a provider (or name) without a schema."""
     return {"name": name, "label": name, "docs_url": "", "fields": []}
 
 
@@ -61,7 +61,7 @@ def field_payload(s: FieldState) -> dict[str, Any]:
 
 
 def provider_config_payload(state: ProviderState) -> dict[str, Any]:
-    """api.md B4 for one provider state."""
+    """docs/api.md §Reading a provider's config for one provider state."""
     if state.schema is None:
         if state.schema_error is not None:
             return schema_error_payload(state.name, state.schema_error)
@@ -134,7 +134,7 @@ def provider_states(
 def provider_list_payload(
     *, home: Path, secret_store: str = ENV_FILE, discovery: Discovery | None = None
 ) -> dict[str, Any]:
-    """api.md B3. ``discovery``: as for :func:`provider_states` (one discovery serves both)."""
+    """docs/api.md §Provider list. ``discovery``: as for :func:`provider_states` (one discovery serves both)."""
     home = Path(home)
     if discovery is None:
         discovery = discover(home=home)
@@ -168,7 +168,7 @@ def provider_list_payload(
 
 
 def parse_put_body(obj: Any) -> tuple[dict[str, Any], list[str]]:
-    """api.md B5 body → (values, clear). Raises ``BodyError`` with the 422 text."""
+    """docs/api.md §Saving a provider's config body → (values, clear). Raises ``BodyError`` with the 422 text."""
     if not isinstance(obj, Mapping):
         raise BodyError("Request body must be a JSON object")
     values = obj.get("values", {})

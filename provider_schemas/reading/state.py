@@ -87,7 +87,7 @@ class FieldState:
 
     @property
     def source_badge(self) -> str:
-        """The UI badge of config-schema.md §9.2."""
+        """The UI badge of docs/agent_formats.md §What the provider pages show."""
         if self.source == SOURCE_STORED:
             return "stored"
         if self.source == SOURCE_ALIAS:
@@ -107,7 +107,7 @@ class StorageInfo:
     file: str | None  # display name of the file (None for config_yaml: see path)
     path: str | None  # config_yaml dotted path
     exists: bool
-    error: str | None  # the banner text of config-schema.md §7.1
+    error: str | None  # the banner text of docs/agent_formats.md §Provider storage
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"kind": self.kind}

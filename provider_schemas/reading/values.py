@@ -1,5 +1,6 @@
 """Values of fields: input normalisation, per-kind coercion and validation, the edited-string
-form, and ``when`` visibility (config-schema.md §4.2, §4.5, §5.1, §5.3). Pure functions."""
+form, and ``when`` visibility (docs/agent_formats.md §Reading provider values, §Reading provider values, §Saving
+provider values, §Saving provider values). Pure functions."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ _FLOAT_RE = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 class FieldError(ValueError):
-    """A submitted value is invalid; the message is the per-field text of api.md B5.
+    """A submitted value is invalid; the message is the per-field text of docs/api.md §Saving a provider's config.
 
     ``violation`` is set when a declared constraint failed (or a constrained number did not
     parse): it carries the message for people and the constraint's name and limits."""
@@ -64,7 +65,7 @@ class Coerced:
 
 
 def normalise_input(value: Any) -> str:
-    """§5.1: any JSON value as the string the coercion works on."""
+    """docs/agent_formats.md §Saving provider values: any JSON value as the string the coercion works on."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -77,7 +78,8 @@ def normalise_input(value: Any) -> str:
 
 
 def parse_number(text: str) -> int | float | None:
-    """A finite int or float per §5.3, or None. Integral floats become ints (``"1e3"`` → 1000)."""
+    """A finite int or float per docs/agent_formats.md §Saving provider values, or None. Integral floats become ints
+    (``"1e3"`` → 1000)."""
     text = text.strip()
     if _INT_RE.fullmatch(text):
         try:
@@ -123,7 +125,7 @@ def field_storage(field: ProviderField, schema_storage: str) -> str:
 
 
 def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None = None) -> Coerced:
-    """Validate and convert one submitted value (§5.3, §6.1).
+    """Validate and convert one submitted value (docs/agent_formats.md §Saving provider values, §Provider secrets).
 
     ``storage`` is the field's effective storage kind; ``current`` the edited string of the value
     stored now (a select may keep a stored value that is not among its options). Raises
@@ -215,7 +217,8 @@ def to_plain(value: Any) -> Any:
 
 
 def to_edit_string(field: ProviderField, value: Any) -> str:
-    """§4.2: the string shown in the form for a stored/env value (None → the default)."""
+    """docs/agent_formats.md §Reading provider values: the string shown in the form for a stored/env value (None → the
+    default)."""
     if value is None:
         return field.default
     value = to_plain(value)
@@ -231,7 +234,8 @@ def to_edit_string(field: ProviderField, value: Any) -> str:
 
 
 def to_env_text(value: Any) -> str:
-    """A native value as the text of a ``.env`` variable (bools ``true``/``false``, §7.5)."""
+    """A native value as the text of a ``.env`` variable (bools ``true``/``false``, docs/agent_formats.md §Provider
+    storage)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (dict, list)):

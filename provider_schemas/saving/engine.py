@@ -47,7 +47,7 @@ MAPPING_KINDS = (STORAGE_FLAT_JSON, STORAGE_JSON_FILE, STORAGE_CONFIG_YAML, STOR
 
 @dataclass(frozen=True)
 class Resolution:
-    """Where a non-secret field's effective value comes from (config-schema.md §4.1)."""
+    """Where a non-secret field's effective value comes from (docs/agent_formats.md §Reading provider values)."""
 
     value: Any  # native value found (None: the default applies)
     source: str
@@ -82,19 +82,6 @@ class SecretResolution:
     @property
     def is_set(self) -> bool:
         return bool(self.stores)
-
-
-def storage_label(schema: ProviderConfigSchema) -> str:
-    """The primary file for display (honcho's file is resolved per home)."""
-    if schema.storage == STORAGE_FLAT_JSON:
-        return f"{schema.name}/config.json"
-    if schema.storage == STORAGE_JSON_FILE:
-        return schema.storage_path
-    if schema.storage == STORAGE_CONFIG_YAML:
-        return "config.yaml"
-    if schema.storage == STORAGE_ENV_FILE:
-        return ".env"
-    return ""
 
 
 @dataclass
@@ -305,7 +292,7 @@ class Model:
         return key
 
     def location(self, f: ProviderField) -> dict[str, Any]:
-        """api.md B4 ``location``: where a save of this field writes."""
+        """docs/api.md §Reading a provider's config ``location``: where a save of this field writes."""
         if f.is_secret:
             return {"store": "secret", "variable": f.env_key}
         storage = self.field_storage(f)
@@ -320,7 +307,7 @@ class Model:
     # --- resolution ----------------------------------------------------------------------------
 
     def resolve(self, f: ProviderField) -> Resolution:
-        """config-schema.md §4.1 for a non-secret field."""
+        """docs/agent_formats.md §Reading provider values for a non-secret field."""
         for name in f.env_overrides:
             value = self.env_non_empty(name)
             if value is not None:
@@ -358,7 +345,7 @@ class Model:
         return to_edit_string(f, self.resolve(f).value)
 
     def secret(self, f: ProviderField) -> SecretResolution:
-        """config-schema.md §6.3 for a secret field."""
+        """docs/agent_formats.md §Provider secrets for a secret field."""
         stores: list[str] = []
         names = [n for n in (f.env_key, *f.env_fallbacks) if n]
         env_hit = any(self.env_non_empty(n) for n in names)

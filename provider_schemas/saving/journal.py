@@ -1,4 +1,5 @@
-"""Intent journal that makes a multi-file save crash-atomic by rolling forward (config-schema.md §7.7).
+"""Intent journal that makes a multi-file save crash-atomic by rolling forward (docs/agent_formats.md §Provider
+storage).
 
 Protocol, always followed under the home lock (``provider_schemas.saving.locks``):
 

@@ -1,8 +1,8 @@
-"""The ``memory:`` section of ``config.yaml`` and activation (config-schema.md §8).
+"""The ``memory:`` section of ``config.yaml`` and activation (docs/agent_formats.md §Activation).
 
-Native YAML types are written with the round-trip rules of §7.4; every other key and comment is
+Native YAML types are written with the round-trip rules of §Provider storage; every other key and comment is
 kept. Activation is the only way ``memory.provider`` changes, and it requires the provider's
-required secrets (§8.2).
+required secrets (§Activation).
 """
 
 from __future__ import annotations
@@ -234,7 +234,8 @@ def save_memory_settings(
 
 
 def check_ready(*, home: Path, name: str, secret_store: str) -> None:
-    """The activation rules (§8.2) for ``name``, without writing: raises ``UnknownProvider`` (not
+    """The activation rules (docs/agent_formats.md §Activation) for ``name``, without writing: raises
+    ``UnknownProvider`` (not
     installed, or the built-in name) or ``NotReady`` (schema fails to load, required secrets missing)."""
     from provider_schemas.reading.state import read_provider
 
@@ -254,7 +255,7 @@ def check_ready(*, home: Path, name: str, secret_store: str) -> None:
 
 
 def activate(*, home: Path, name: str, secret_store: str = ENV_FILE) -> str:
-    """Write ``memory.provider: <name>`` when allowed (§8.2) and return the active name.
+    """Write ``memory.provider: <name>`` when allowed (docs/agent_formats.md §Activation) and return the active name.
 
     Built-in aliases (``""``, ``built-in``, ``builtin``, ``none``) deactivate. Idempotent: an
     unchanged value is not rewritten. Raises ``UnknownProvider``, ``NotReady`` and

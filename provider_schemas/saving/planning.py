@@ -1,4 +1,5 @@
-"""Plan and commit a save of one provider's settings (config-schema.md §5, §6, §7.7).
+"""Plan and commit a save of one provider's settings (docs/agent_formats.md §Saving provider values, §Provider secrets,
+§Provider storage).
 
 ``plan_save`` validates every submitted value and computes the exact changes without writing;
 ``commit_save`` recomputes the plan under the locks and writes everything or nothing.
@@ -100,7 +101,8 @@ class SavePlan:
     # Failed constraints behind some of ``errors`` (same keys): the message for people and limits.
     error_details: dict[str, Violation] = field(default_factory=dict)
     conflict: list[str] = field(default_factory=list)
-    # §5.2 step 3: each field's visibility against the prospective values (declaration order).
+    # docs/agent_formats.md §Saving provider values step 3: each field's visibility against the prospective values
+    # (declaration order).
     visible: dict[str, bool] = field(default_factory=dict)
     warnings: list[Notice] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
@@ -313,7 +315,8 @@ class _Planner:
     # -- first creation --
 
     def seed(self, submitted: set[str]) -> None:
-        """§5.6: a new storage location starts from its fallback (already loaded into the model) or
+        """docs/agent_formats.md §Saving provider values: a new storage location starts from its fallback (already
+        loaded into the model) or
         from the ``seed_env`` values, so creating it does not change what the plugin reads."""
         work = self.work
         if work.kind not in MAPPING_KINDS or work.primary_exists:
@@ -350,7 +353,8 @@ def _blank(value: Any) -> bool:
 
 
 def _start(model: Model, plan: SavePlan, values: Mapping[str, Any], clear_set: set[str]) -> _Planner:
-    """A planner on a copy of ``model``, seeded as a first creation would be (§5.6)."""
+    """A planner on a copy of ``model``, seeded as a first creation would be (docs/agent_formats.md §Saving provider
+    values)."""
     declared = {f.key for f in model.schema.fields}
     planner = _Planner(model, plan)
     planner.seed({k for k in values if k in declared} | (clear_set & declared))
@@ -360,7 +364,8 @@ def _start(model: Model, plan: SavePlan, values: Mapping[str, Any], clear_set: s
 def _walk_fields(
     planner: _Planner, *, values: Mapping[str, Any], clear_set: set[str], states: Mapping[str, FieldState]
 ) -> dict[str, bool]:
-    """Apply ``values`` / ``clear_set`` field by field in declaration order (§5.2 steps 3-4) to the
+    """Apply ``values`` / ``clear_set`` field by field in declaration order (docs/agent_formats.md §Saving provider
+    values steps 3-4) to the
     planner's copy, recording changes and errors in its plan; return each field's visibility.
 
     Visibility is evaluated from the prospective values of the earlier fields: a field's value is
@@ -600,7 +605,8 @@ def _primary_write(base: Model, work: Model) -> FileWrite | None:
 def prospective_visibility(
     state_or_model: ProviderState | Model, *, values: Mapping[str, Any], clear: Iterable[str] = ()
 ) -> dict[str, bool]:
-    """Which fields a save of ``values`` / ``clear`` would treat as visible (config-schema.md §5.2
+    """Which fields a save of ``values`` / ``clear`` would treat as visible (docs/agent_formats.md §Saving provider
+    values
     step 3), key -> bool in declaration order: the form can show exactly the rows the save will
     validate and write.
 

@@ -35,9 +35,10 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from memory_core.home import is_profile_folder
 from provider_schemas.config_schema import STORAGE_HONCHO_HOST_BLOCK
 from provider_schemas.errors import StorageParseError
-from provider_schemas.homes import PROFILE_NAME_RE, root_home
+from provider_schemas.homes import root_home
 from provider_schemas.loading.discovery import discover
 from provider_schemas.saving import journal
 from provider_schemas.saving.locks import home_lock
@@ -225,12 +226,13 @@ def move_secrets(*, home: Path, to: str, expected: list[str] | None = None) -> M
 
 
 def every_profile_home(home: Path) -> list[Path]:
-    """The default profile's home of ``home`` and every profile beside it (``<root>/profiles/<name>``)."""
+    """The default profile's home of ``home`` and every profile beside it (``<root>/profiles/<name>``),
+    by the same rule as the profiles page (docs/agent_formats.md §Homes and profiles)."""
     root = root_home(home)
     homes = [root]
     with contextlib.suppress(OSError):
         for entry in sorted(os.listdir(root / "profiles")):
-            if PROFILE_NAME_RE.fullmatch(entry) and (root / "profiles" / entry).is_dir():
+            if is_profile_folder(entry) and (root / "profiles" / entry).is_dir():
                 homes.append(root / "profiles" / entry)
     return homes
 

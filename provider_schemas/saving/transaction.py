@@ -1,4 +1,4 @@
-"""All-or-nothing commit of file writes and keyring operations (config-schema.md §7.7).
+"""All-or-nothing commit of file writes and keyring operations (docs/agent_formats.md §Provider storage).
 
 1. every new file content is written to a temporary file beside its target and fsynced;
 2. each file's current bytes are checked against what the plan was computed from;

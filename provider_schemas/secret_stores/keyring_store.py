@@ -1,4 +1,4 @@
-"""The OS keyring as a secret store (config-schema.md §6.4).
+"""The OS keyring as a secret store (docs/agent_formats.md §Provider secrets).
 
 Service ``memory-panel:<resolved HERMES_HOME>``, user name = the variable name. Every keyring
 failure becomes ``SecretStoreUnavailable`` with a reason that never contains a secret value; that

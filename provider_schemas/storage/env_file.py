@@ -1,6 +1,6 @@
 """The agent's ``.env`` file: read with python-dotenv's rules, edited line-preservingly.
 
-Reading (config-schema.md §7.5): ``KEY=value``, ``export KEY=value``, ``KEY = value``, double-quoted
+Reading (docs/agent_formats.md §Provider storage): ``KEY=value``, ``export KEY=value``, ``KEY = value``, double-quoted
 values with backslash escapes, single-quoted values (possibly spanning lines), ``#`` comments and
 blank lines; the last definition of a name wins; a line that does not parse defines nothing.
 Writing: the first binding of a name is replaced by ``KEY=<value>``, later ones are deleted, a

@@ -1,4 +1,4 @@
-"""Honcho's config file: which file, which host block, and its lock (config-schema.md §7.6)."""
+"""Honcho's config file: which file, which host block, and its lock (docs/agent_formats.md §Provider storage)."""
 
 from __future__ import annotations
 

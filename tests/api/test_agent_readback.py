@@ -1,6 +1,6 @@
 """Settings saved through the API are what the real hermes-agent 0.19.0 plugins load.
 
-Runs /work/shared/tools/readback.py (the plugins' own loaders, in a scratch virtualenv holding
+Runs the agent readback tool (``HERMES_READBACK``) (the plugins' own loaders, in a scratch virtualenv holding
 hermes-agent 0.19.0) against the home the panel just wrote. Skipped where that virtualenv or the
 tool is not installed; hermes-agent is never imported by the panel or by this test process.
 """

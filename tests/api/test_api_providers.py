@@ -1,4 +1,4 @@
-"""The JSON API of api.md Part B, against real files in a temporary agent home."""
+"""The JSON API of docs/api.md, against real files in a temporary agent home."""
 
 from __future__ import annotations
 
@@ -327,6 +327,23 @@ def test_it_works_on_another_profile_and_checks_the_profile_name(owner_client, h
     assert bad.json()["detail"] == "Invalid profile name 'Bad!'. Must match [a-z0-9][a-z0-9_-]{0,63}"
     missing = owner_client.get(CONFIG.format("mem0") + "?profile=nope")
     assert missing.status_code == 404 and missing.json() == {"detail": "Profile 'nope' does not exist."}
+
+
+def test_it_refuses_a_reserved_profile_name_even_when_its_folder_exists(owner_client, home, settings):
+    root = Path(settings.HERMES_HOME)
+    (root / "profiles" / "sudo").mkdir(parents=True)
+
+    read = owner_client.get(CONFIG.format("mem0") + "?profile=sudo")
+    written = put(owner_client, CONFIG.format("mem0") + "?profile=sudo", {"values": {"agent_id": "s"}})
+
+    reserved = (
+        "Profile name 'sudo' is reserved — it collides with either the Hermes installation itself or a common"
+        " system binary.  Pick a different name."
+    )
+    assert read.status_code == 400 and read.json() == {"detail": reserved}
+    assert written.status_code == 400 and written.json() == {"detail": reserved}
+    assert owner_client.get("/api/memory?profile=hermes").status_code == 400
+    assert not (root / "profiles" / "sudo" / "mem0.json").exists()
 
 
 # --- keyring unavailable, config.yaml unparseable -------------------------------------------------------

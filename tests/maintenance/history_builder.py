@@ -1,5 +1,5 @@
 """Real ``state.db`` files in 0.19.0's format holding ``memory`` tool calls and their results, in
-the shape the agent's message builders produce (sessions.md §6)."""
+the shape the agent's message builders produce (docs/agent_formats.md §Memory tool calls in history)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Provenance on hand-built ``state.db`` files: which recorded ``memory`` call wrote each entry's
-current text (sessions.md §6), with the store's own normalisation."""
+current text (docs/agent_formats.md §Memory tool calls in history), with the store's own normalisation."""
 
 from __future__ import annotations
 

@@ -31,7 +31,8 @@ def _history(home) -> HistoryBuilder:
     db.session(REWOUND, source="cli", title="Spelling")
     db.say(REWOUND, "user", "Please use British spelling from now on.")
     db.call("spelling", REWOUND, {"action": "add", "target": "user", "content": TAKEN_BACK}, success("user"))
-    # The user rewound the turn afterwards: the write still happened (sessions.md §6).
+    # The user rewound the turn afterwards: the write still happened (docs/agent_formats.md §Memory tool calls in
+    # history).
     db.conn.execute("UPDATE messages SET active = 0 WHERE session_id = ?", (REWOUND,))
     db.close()
     return db

@@ -1,4 +1,4 @@
-"""Fixtures for memory_core: real homes on disk, stores built the way the spec's vectors say."""
+"""Fixtures for memory_core: real homes on disk, stores built the way docs/agent_formats.md describes them."""
 
 from __future__ import annotations
 
@@ -41,7 +41,8 @@ def memories(home: Path) -> Path:
 
 @pytest.fixture
 def make_store(home: Path) -> Callable[..., MemoryStore]:
-    """``MemoryStore(home, 500, 300)`` after ``load_from_disk()``, the spec's default (§16)."""
+    """``MemoryStore(home, 500, 300)`` after ``load_from_disk()``, the agent-compatible default
+    (docs/agent_formats.md §Store operations)."""
 
     def make(memory_limit: int = 500, user_limit: int = 300, **kwargs: Any) -> MemoryStore:
         store = MemoryStore(home, memory_limit, user_limit, **kwargs)

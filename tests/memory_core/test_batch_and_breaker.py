@@ -1,4 +1,4 @@
-"""apply_batch (spec §6.5; vectors 18-27, 43) and the consolidation breaker (§8; vectors 28, 29)."""
+"""apply_batch (docs/agent_formats.md §Store operations) and the consolidation breaker (§Breaker)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Drift guard and backups (spec §9, D12c; vectors 32-35)."""
+"""Drift guard and backups (docs/agent_formats.md §Drift guard and backups, D12c)."""
 
 from __future__ import annotations
 

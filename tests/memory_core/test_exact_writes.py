@@ -222,7 +222,7 @@ def test_it_refuses_a_panel_add_to_a_drifted_file_with_a_backup(home: Path, make
     assert len(_backups(home)) == 2
     assert read_bytes(home) == "x\n§\n\n§\ny".encode()
     assert store.consolidation_failures == 0
-    # Without the flag the agent's add rewrites the file cleanly (spec §6.1).
+    # Without the flag the agent's add rewrites the file cleanly (docs/agent_formats.md §Store operations).
     assert store.add("memory", "new")["success"] is True
     assert read_bytes(home) == "x\n§\ny\n§\nnew".encode()
 

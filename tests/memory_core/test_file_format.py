@@ -1,4 +1,4 @@
-"""The file format, counting and usage text (spec §3, §5; vectors 1, 2, 5, 8)."""
+"""The file format, counting and usage text (docs/agent_formats.md §Entries, §Store operations)."""
 
 from __future__ import annotations
 

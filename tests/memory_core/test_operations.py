@@ -1,4 +1,5 @@
-"""add, replace, remove and their results, messages and matching rules (spec §5, §6; vectors 3-17, 42)."""
+"""add, replace, remove and their results, messages and matching rules (docs/agent_formats.md §Store operations, §Store
+operations)."""
 
 from __future__ import annotations
 

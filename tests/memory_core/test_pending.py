@@ -1,4 +1,5 @@
-"""The pending queue and the /memory subcommands (§14.2-§14.4, D17; vectors 53-58)."""
+"""The pending queue and the /memory subcommands (docs/agent_formats.md §Pending queue-§Pending queue, D17; vectors
+53-58)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ import pytest
 from memory_core import MemoryStore, approve, list_pending, reject
 from memory_core.config import store_from_config
 from memory_core.history.schema import create_state_db
-from memory_core.pending import approve_all, pending_dir, unreadable_pending
+from memory_core.pending import pending_dir, unreadable_pending
 
 DELIMITER = "\n§\n"
 STALE = ("Entry changed since it was staged, so this write was not applied: '{}' is no longer in memory as "
@@ -149,7 +149,7 @@ def test_files_the_panel_cannot_read_are_listed_and_never_deleted(home, store):
     assert [(item.name, item.reason) for item in unreadable_pending(home)] == [
         ("0000aaaa.json", "not_json"), ("0000bbbb.json", "not_object"), ("v2-0000cccc.json", "id_mismatch")]
     assert [record["id"] for record in list_pending(home)] == ["0000dddd"]
-    assert [pending_id for pending_id, _ in approve_all(home, store)] == ["0000dddd"]
+    assert approve(home, store, "0000dddd")["success"] is True
     assert reject(home, "0000aaaa", only_readable=True) == {"success": False, "error": (
         "Pending memory write '0000aaaa' is not a record the panel can read; it was kept as it is. "
         "Remove the file by hand if you are sure it is not needed.")}

@@ -133,7 +133,7 @@ AGENT_PYTHON = Path("/tmp/hermes-0190/bin/python")
 @pytest.mark.slow
 @pytest.mark.skipif(not AGENT_PYTHON.exists(), reason="hermes-agent 0.19.0 scratch virtualenv not present")
 def test_it_interleaves_safely_with_the_real_agent_writing_the_same_store() -> None:
-    # Spec vector 37, mixed: the benchmark script runs 2 memory_core and 2 hermes-agent 0.19.0
+    # Mixed writers: the benchmark script runs 2 memory_core and 2 hermes-agent 0.19.0
     # processes x 50 adds in the agent's own interpreter (it is never imported by the project).
     completed = subprocess.run(
         [str(AGENT_PYTHON), str(REPO / "bench" / "memory_store.py"), "--interop"],

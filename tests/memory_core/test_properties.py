@@ -127,8 +127,9 @@ def test_it_never_leaves_a_store_over_its_budget(limit: int, operations: list[tu
 
 
 def _match(entries: list[str], old_text: str) -> int | None:
-    """The spec's matching, written independently: an entry equal to ``old_text`` wins; otherwise
-    the entries containing it must all be the same text (the first is used)."""
+    """The matching of docs/agent_formats.md §Where the panel differs (D13), written independently: an
+    entry equal to ``old_text`` wins; otherwise the entries containing it must all be the same text (the first is
+    used)."""
     if old_text in entries:
         return entries.index(old_text)
     hits = [index for index, entry in enumerate(entries) if old_text in entry]

@@ -1,4 +1,4 @@
-"""The frozen system-prompt blocks (spec §7; vectors 30, 31, 41, 44)."""
+"""The frozen system-prompt blocks (docs/agent_formats.md §Snapshot)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The threat scanner (spec §12; vectors 45-48) and the explained findings for the panel."""
+"""The threat scanner (docs/agent_formats.md §Threat scan) and the explained findings for the panel."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The agent-side tool dispatcher and approval gate (§13, §14.1; vectors 49-52) and config (§2; vector 50)."""
+"""The agent-side tool dispatcher and approval gate (docs/agent_formats.md §Memory tool, §Pending queue)
+and config (§Memory settings)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Unreadable files (D14), the lock protocol (§10, D16; vectors 36, 38-40)."""
+"""Unreadable files (D14), the lock protocol (docs/agent_formats.md §Locking, D16)."""
 
 from __future__ import annotations
 

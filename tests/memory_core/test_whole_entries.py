@@ -111,7 +111,8 @@ def test_it_keeps_the_agents_own_store_writing_such_text_as_0_19_0_does(home: Pa
 
     assert agent.add("memory", "x\n§")["success"] and agent.add("memory", "y")["success"]
 
-    assert _entries(home) == ["x", "§\ny"]  # what the spec (§3) fixes for the agent-compatible API
+    # What docs/agent_formats.md §Entries fixes for the agent-compatible API.
+    assert _entries(home) == ["x", "§\ny"]
 
 
 def test_it_writes_new_text_with_the_line_breaks_every_reader_sees(home: Path) -> None:

@@ -1,4 +1,4 @@
-"""Finding the root and every profile around the panel's home (sessions.md §1 "Profiles")."""
+"""Finding the root and every profile around the panel's home (docs/agent_formats.md §Session history "Profiles")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Activation and the memory: section of config.yaml (config-schema.md §8)."""
+"""Activation and the memory: section of config.yaml (docs/agent_formats.md §Activation)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Each bundled provider: a save through the public API, then a fresh read, gives back what was saved,
-and the values sit exactly where providers.md says the 0.19.0 plugin reads them.
+and the values sit exactly where docs/provider_findings.md says the 0.19.0 plugin reads them.
 
 The file assertions read the files directly (JSON keys, YAML paths, .env lines, the honcho host
 block), never through the panel's own readers, so a value written to the wrong place fails here.
@@ -21,7 +21,8 @@ BUNDLED_DIR = Path(provider_schemas.__file__).resolve().parent / "bundled"
 
 # --- scenarios -----------------------------------------------------------------------------------
 # Each submits a realistic non-default value for every field visible in that scenario. Strings are
-# written in the panel's edited form (config-schema.md §4.2), so a fresh read must return them as is.
+# written in the panel's edited form (docs/agent_formats.md §Reading provider values), so a fresh read must return them
+# as is.
 
 HONCHO_OBSERVATION = (
     '{"user": {"observeMe": true, "observeOthers": false}, "ai": {"observeMe": false, "observeOthers": true}}'
@@ -199,7 +200,8 @@ SCENARIOS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def edited(value: Any) -> str:
-    """The edited string a submitted value reads back as (config-schema.md §5.1 / §4.2)."""
+    """The edited string a submitted value reads back as (docs/agent_formats.md §Saving provider values / §Reading
+    provider values)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)

@@ -1,8 +1,8 @@
-"""The eight bundled provider schemas declare exactly what providers.md specifies.
+"""The eight bundled provider schemas declare exactly what docs/provider_findings.md specifies.
 
-The expected tables below are transcribed from /work/shared/specs/providers.md (one row per
-field: key, label, kind, default, plus every non-default attribute the spec names). A schema that
-drifts from the spec (a renamed key, a lost alias, a default changed, an env variable misspelt)
+The expected tables below are transcribed from docs/provider_findings.md (one row per
+field: key, label, kind, default, plus every non-default attribute the findings name). A schema that
+drifts from the findings (a renamed key, a lost alias, a default changed, an env variable misspelt)
 fails here, before it can write a value where the 0.19.0 plugin does not read it.
 """
 
@@ -31,7 +31,7 @@ BUNDLED = (
 )
 
 # Attributes a row may name; anything not named must keep the ProviderField default, except the
-# placeholder, which the spec only fixes where it quotes one (the schemas add helpful others).
+# placeholder, which the findings only fix where they quote one (the schemas add helpful others).
 _CHECKED_ATTRS = (
     "options",
     "env_key",
@@ -671,7 +671,7 @@ EXPECTED: dict[str, dict[str, Any]] = {
     },
 }
 
-# providers.md §9, "fields" column.
+# docs/provider_findings.md, "fields" column.
 FIELD_COUNTS = {
     "byterover": 2,
     "hindsight": 34,
@@ -683,7 +683,7 @@ FIELD_COUNTS = {
     "supermemory": 14,
 }
 
-# api.md B3: the 0.19.0 setup metadata of each bundled provider.
+# docs/api.md §Provider list: the 0.19.0 setup metadata of each bundled provider.
 SETUP = {
     "byterover": (
         [],
@@ -775,7 +775,7 @@ def test_it_declares_env_names_aliases_conditions_and_layout_exactly(name, attr)
         if attr == "options":
             want = expected.get("options")
             if want is None:
-                # The spec leaves some option labels open (e.g. Tag match); values still must match.
+                # The findings leave some option labels open (e.g. Tag match); values still must match.
                 if field.kind == cs.KIND_SELECT:
                     continue
                 want = ()

@@ -1,4 +1,4 @@
-"""Provider discovery, precedence and the name guard (config-schema.md §3)."""
+"""Provider discovery, precedence and the name guard (docs/agent_formats.md §Provider discovery)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The .env reader/writer: python-dotenv's reading rules, line-preserving edits (§7.5)."""
+"""The .env reader/writer: python-dotenv's reading rules, line-preserving edits (docs/agent_formats.md §Provider
+storage)."""
 
 from __future__ import annotations
 

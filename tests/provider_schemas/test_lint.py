@@ -1,4 +1,4 @@
-"""Declaration checks (§1.5) and the linter behind `schema check`."""
+"""Declaration checks (docs/agent_formats.md §Provider declarations) and the linter behind `schema check`."""
 
 from __future__ import annotations
 

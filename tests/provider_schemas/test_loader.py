@@ -1,4 +1,4 @@
-"""Loading config_schema.py files by path (config-schema.md §2)."""
+"""Loading config_schema.py files by path (docs/agent_formats.md §Loading declarations)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The JSON payloads of api.md Part B, key order included."""
+"""The JSON payloads of docs/api.md, key order included."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Reading a provider: precedence and sources, is_set, when, requirements, warnings (§4, §6.3)."""
+"""Reading a provider: precedence and sources, is_set, when, requirements, warnings (docs/agent_formats.md §Reading
+provider values, §Provider secrets)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The save service: validate everything first, then write all-or-nothing (§5, §6, §7.7)."""
+"""The save service: validate everything first, then write all-or-nothing (docs/agent_formats.md §Saving provider
+values, §Provider secrets, §Provider storage)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every storage backend: a save then a fresh read, unknown content preserved, files as the spec says."""
+"""Every storage backend: a save then a fresh read, unknown content preserved, files as docs/agent_formats.md §Provider
+storage says."""
 
 from __future__ import annotations
 

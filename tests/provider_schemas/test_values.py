@@ -1,4 +1,5 @@
-"""Per-kind coercion, validation messages and the edited-string form (§4.2, §5.1, §5.3)."""
+"""Per-kind coercion, validation messages and the edited-string form (docs/agent_formats.md §Reading provider values,
+§Saving provider values, §Saving provider values)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Prospective visibility (config-schema.md §5.2 step 3) as a public function: the same answer the
+"""Prospective visibility (docs/agent_formats.md §Saving provider values step 3) as a public function: the same answer
+the
 save planner works with, for a form that re-renders its rows while the user edits."""
 
 from __future__ import annotations

@@ -215,7 +215,8 @@ def test_it_renders_the_constraints_html_knows_as_attributes(owner_client, limit
 
 
 def test_the_api_keeps_0_19_0_wording_and_adds_details_only_for_constraints(owner_client, home):
-    """api.md B5's example: the same detail and errors; field_errors only for the constrained field."""
+    """docs/api.md §Saving a provider's config's example: the same detail and errors; field_errors only for the
+    constrained field."""
     body = api_put(owner_client, "/api/memory/providers/honcho/config", {"values": {
         "apiKey": "honcho-new", "dialecticMaxChars": "12x", "environment": "bogus", "pinUserPeer": "maybe"}}).json()
 

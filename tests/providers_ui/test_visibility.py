@@ -1,5 +1,5 @@
 """While the user edits, a row shows exactly when the save would treat its field as visible
-(provider_schemas computes it, config-schema.md §5.2 step 3)."""
+(provider_schemas computes it, docs/agent_formats.md §Saving provider values step 3)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """A hand-built ``state.db`` in 0.19.0's format with every kind of session the reader must handle
-(sessions.md §0): A cli with a memory call, B → C a compressed telegram conversation, D an in-place
+(docs/agent_formats.md §Session history): A cli with a memory call, B → C a compressed telegram conversation, D an
+in-place
 compaction, E a rewound turn, F a Chinese chat, G a delegate subagent of A, J a branch of A, H cron,
 I archived, T source ``tool``.
 """
@@ -21,7 +22,7 @@ F = "20260105_100000_ffffff"
 G = "20260101_100500_gggggg"
 J = "20260101_110000_jjjjjj"
 H = "cron_job1_20260106_070000"
-I = "20260107_100000_iiiiii"  # noqa: E741 - the spec's name for the archived session
+I = "20260107_100000_iiiiii"  # noqa: E741 - the archived session
 T = "20260108_100000_tttttt"
 T0 = 1767261600.0  # 2026-01-01 10:00 UTC
 

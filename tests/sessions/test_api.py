@@ -1,4 +1,5 @@
-"""The read API of the session history (sessions.md §4 and Part B) on a hand-built state.db."""
+"""The read API of the session history (docs/api.md §Session routes and §Deviations from 0.19.0) on a hand-built
+state.db."""
 
 from __future__ import annotations
 
@@ -80,7 +81,7 @@ def test_it_tags_rows_with_the_profile_and_reads_that_profiles_file(owner_client
     work.mkdir(parents=True)
     body = owner_client.get("/api/sessions?profile=work").json()
     assert body == {"sessions": [], "total": 0, "limit": 20, "offset": 0}
-    assert not (work / "state.db").exists()  # B4: nothing created
+    assert not (work / "state.db").exists()  # docs/api.md §Deviations from 0.19.0: nothing created
     tagged = owner_client.get("/api/sessions?profile=Default&limit=1").json()["sessions"][0]
     assert tagged["profile"] == "default" and tagged["is_default_profile"] is True
 

@@ -1,5 +1,6 @@
 """The panel reads while a real writer process appends in WAL mode: the writer never sees a lock
-error, its new message becomes searchable, the panel never answers 500 (sessions.md §7)."""
+error, its new message becomes searchable, the panel never answers 500 (docs/agent_formats.md §Reading history
+safely)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """A full crawl of the Sessions pages and API by every persona leaves state.db byte for byte and
-its modification time as they were (sessions.md §7)."""
+its modification time as they were (docs/agent_formats.md §Reading history safely)."""
 
 from __future__ import annotations
 

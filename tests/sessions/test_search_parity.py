@@ -1,5 +1,6 @@
 """Search parity: on a hand-built 0.19.0 state.db, the same messages in the same order as the
-agent's rules give (sessions.md §3, §4.3) with the panel's fixes of Part B1. Expected answers
+agent's rules give (docs/agent_formats.md §Session history, docs/api.md §Session routes) with the panel's fixes of
+§Deviations from 0.19.0. Expected answers
 are worked out from the rules, not by running hermes-agent."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stored secrets never leave the panel through the Sessions pages or API (sessions.md B3)."""
+"""Stored secrets never leave the panel through the Sessions pages or API (docs/api.md §Deviations from 0.19.0)."""
 
 from __future__ import annotations
 

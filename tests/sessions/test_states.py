@@ -1,4 +1,5 @@
-"""Every state of state.db a reader can meet gives its own message, never a 500 (sessions.md §1, §3.5, §7)."""
+"""Every state of state.db a reader can meet gives its own message, never a 500 (docs/agent_formats.md §Session
+history, §Session history, §Reading history safely)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from admin_panel.home import current_home
+from admin_panel.agent_home import current_home
 from memory_core import cli
 
 ENTRY_WRITES = ("add", "replace", "remove")

@@ -32,7 +32,7 @@ class Command(BaseCommand):
         check.add_argument("--strict", action="store_true", help="Warnings fail too (exit 1), for a clean CI.")
         show = sub.add_parser("show", help="A provider's settings as the API returns them.")
         show.add_argument("name")
-        show.add_argument("--json", action="store_true", help="Print the api.md B4 payload.")
+        show.add_argument("--json", action="store_true", help="Print the API's payload (docs/api.md).")
         preview = sub.add_parser("preview", help="Serve the panel on loopback, previewing one schema file live.")
         preview.add_argument("path", help="A config_schema.py file, or the plugin directory holding it.")
         preview.add_argument("--port", type=int, default=8000, help="Port to bind on 127.0.0.1 (default 8000).")
