@@ -36,7 +36,7 @@ from django.core.asgi import get_asgi_application
 from django.core.wsgi import get_wsgi_application
 
 from admin_panel import body_limits
-from admin_panel.body_limits import STREAM_SUFFIX
+from admin_panel.body_limits import is_stream
 
 if TYPE_CHECKING:
     from django.core.handlers.wsgi import WSGIRequest
@@ -331,7 +331,7 @@ def build_application(*, threads: int | None = None) -> Any:
     requests = WsgiOnThreads(get_wsgi_application(), threads=threads or default_threads())
 
     async def application(scope: dict[str, Any], receive: Any, send: Any) -> None:
-        if scope["type"] == "http" and scope["path"].endswith(STREAM_SUFFIX):
+        if scope["type"] == "http" and is_stream(scope["path"]):
             # Django's handler would read (and spool) any body before the view; a stream takes none.
             declared = declared_length(scope["headers"])
             if declared is None or declared > body_limits.STREAM_BODY_BYTES:
