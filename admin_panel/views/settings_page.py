@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 import provider_schemas
+from admin_panel import responses
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.settings import build_setting_rows, parse_settings
 from admin_panel.home import current_home
@@ -181,7 +182,7 @@ def _move_secrets(request: HttpRequest, *, home: Path) -> HttpResponse:
     except provider_schemas.ConflictError:
         messages.error(request, _("Nothing was moved: .env changed while moving. Review the move again."))
     except provider_schemas.SaveFailed as exc:
-        messages.error(request, services.describe_save_failure(exc, home=home)[1])
+        messages.error(request, responses.failure(exc, home=home)[1])
     else:
         where = _("the OS keyring") if to == KEYRING else _("the .env file")
         names = sorted({name for plan in plans for name in plan.variables})
@@ -223,7 +224,7 @@ def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
         messages.error(request, localise_message(exc.detail))
         return _refused_page(request, home=home, edited=edited, status=409)
     except provider_schemas.SaveFailed as exc:
-        status, text = services.describe_save_failure(exc, home=home)
+        status, text = responses.failure(exc, home=home)
         messages.error(request, text)
         return _refused_page(request, home=home, edited=edited, status=status)
     except provider_schemas.SecretStoreUnavailable as exc:
