@@ -22,8 +22,10 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext_noop
 
+from admin_panel.messages import MESSAGES
 from provider_schemas.config_schema import ProviderConfigSchema, ProviderField, ProviderFieldOption
 from provider_schemas.loading.translations import FieldText, LanguageTable, load_translations
+from provider_schemas.messages import Message
 
 
 def active_language() -> str:
@@ -498,23 +500,7 @@ CONSTRAINT_WORDS = (
 )
 
 MESSAGE_TEMPLATES = (
-    # values.coerce / planning (field errors)
-    gettext_noop("'%(key)s' must not contain line breaks or NUL characters"),
-    gettext_noop("Invalid boolean for '%(key)s'"),
-    gettext_noop("Invalid value for '%(key)s'"),
-    gettext_noop("Invalid number for '%(key)s'"),
-    gettext_noop("Invalid JSON for '%(key)s'"),
-    gettext_noop("'%(key)s' must be a JSON object or array"),
-    gettext_noop("'%(key)s' cannot be both set and cleared"),
-    gettext_noop("'%(key)s' has no env_key; the panel cannot store it"),
-    gettext_noop("%(variable)s in .env is not a valid value for %(key)s; not copied."),
-    # conflicts and storage
-    gettext_noop("Changed elsewhere since the form was loaded: %(changes)s"),
-    gettext_noop("%(item)s changed since the form was loaded"),
-    gettext_noop("Cannot save: %(file)s is not valid %(format)s (%(problem)s). Fix or remove the file first."),
-    gettext_noop("%(file)s is not valid %(format)s (%(problem)s). Fix or remove the file first."),
-    gettext_noop("Secret store unavailable: %(reason)s"),
-    gettext_noop("Memory provider '%(name)s' is not ready (%(status)s). Configure it in the dashboard first."),
+    # (the engines' coded messages are in admin_panel.messages, looked up by code)
     # notices of provider_schemas.reading.state and traps
     gettext_noop(
         "Stored as the text %(value)s, not a boolean; the plugin may read any non-empty text as true. "
@@ -692,6 +678,8 @@ def localise_message(text: str | None) -> str:
     """An engine's English message in the reader's language (unchanged when none fits)."""
     if not text:
         return text or ""
+    if isinstance(text, Message):
+        return _coded_message(text)
     text = str(text)
     translated = translation.gettext(text)
     if translated != text:
@@ -708,6 +696,17 @@ def localise_message(text: str | None) -> str:
                 values[name] = localise_message(values[name])
             return translation.gettext(template) % values
     return text
+
+
+def _coded_message(message: Message) -> str:
+    """A coded engine message from the table in ``admin_panel.messages``; parameters that are
+    messages themselves are put into the reader's language too. No text is parsed."""
+    template = MESSAGES.get(message.code)
+    if template is None:
+        return str(message)
+    params = {name: localise_message(value) if isinstance(value, Message) else value
+              for name, value in message.params.items()}
+    return translation.gettext(template) % params
 
 
 def keyring_check_message(check: Any, *, with_detail: bool = True) -> str:
