@@ -13,7 +13,7 @@ from django.utils.translation import gettext as _
 
 import provider_schemas
 from admin_panel.api_auth import api_error, api_json
-from admin_panel.localisation import secret_store_error_message
+from admin_panel.localisation import localise_message, not_ready_message, secret_store_error_message
 from admin_panel.services import outcomes
 from admin_panel.services.outcomes import Outcome, outcome_of
 from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text
@@ -47,7 +47,7 @@ def failure_text(outcome: Outcome) -> tuple[int, str]:
     exc = outcome.error
     home = outcome.home or Path()
     if outcome.kind == outcomes.REFUSED:
-        return 409, exc.detail  # type: ignore[union-attr]
+        return 409, localise_message(exc.detail)  # type: ignore[union-attr]
     if outcome.kind == outcomes.STORE_UNAVAILABLE:
         return 503, secret_store_error_message(exc)
     if outcome.kind == outcomes.CONFLICT:
@@ -58,6 +58,8 @@ def failure_text(outcome: Outcome) -> tuple[int, str]:
         return 409, str(exc)
     if outcome.kind == outcomes.UNKNOWN:
         return 404, _("Unknown memory provider.")
+    if outcome.kind == outcomes.NOT_READY:
+        return 400, not_ready_message(exc)
     assert exc is not None
     return failure(exc, home=home)
 
@@ -124,3 +126,23 @@ def page_failure(exc: BaseException, *, home: Path) -> tuple[int, str]:
     return failure_text(outcome_of(exc, home=home))
 
 
+
+
+def settings_failure(outcome: Outcome, *, show: Callable[..., HttpResponse],
+                     fallback: Callable[[str], HttpResponse]) -> HttpResponse:
+    """The memory settings page after a failed save: ``show(errors=…, conflict=…, message=…,
+    status=…)`` is the form again with the user's values; ``fallback(message)`` the reloaded page."""
+    exc = outcome.error
+    if outcome.kind == outcomes.INVALID:
+        return show(errors=outcome.errors, status=400)
+    if outcome.kind == outcomes.CONFLICT:
+        return show(conflict=outcome.changes, status=409)
+    if outcome.kind == outcomes.NOT_READY:
+        return show(errors={"provider": not_ready_message(exc)}, status=400)
+    if outcome.kind == outcomes.UNKNOWN:
+        name = getattr(exc, "name", "")
+        return show(errors={"provider": _("Unknown memory provider '%(name)s'.") % {"name": name}}, status=400)
+    status, text = failure_text(outcome)
+    if outcome.kind == outcomes.STORE_UNAVAILABLE:
+        return fallback(_("Nothing was saved. %(problem)s") % {"problem": text})
+    return show(message=text, status=status)

@@ -24,6 +24,7 @@ WRITE_FAILED = "write_failed"  # a write failed and was rolled back (permission,
 DISK_FULL = "disk_full"  # ENOSPC / EDQUOT, rolled back
 UNKNOWN = "unknown"  # no such provider (or a name that cannot be one)
 SCHEMA_ERROR = "schema_error"  # the provider's declaration does not load
+NOT_READY = "not_ready"  # activation refused: required secrets missing or the schema broken
 
 
 @dataclass
@@ -53,6 +54,7 @@ WRITE_ERRORS = (
     provider_schemas.UnknownProvider,
     provider_schemas.InvalidProviderName,
     provider_schemas.SchemaLoadError,
+    provider_schemas.NotReady,
 )
 
 
@@ -68,6 +70,8 @@ def outcome_of(exc: BaseException, *, home: Path) -> Outcome:
         return Outcome(STORE_UNAVAILABLE, error=exc, home=home)
     if isinstance(exc, provider_schemas.UnknownProvider | provider_schemas.InvalidProviderName):
         return Outcome(UNKNOWN, error=exc, home=home)
+    if isinstance(exc, provider_schemas.NotReady):
+        return Outcome(NOT_READY, error=exc, home=home)
     if isinstance(exc, provider_schemas.SchemaLoadError):
         return Outcome(SCHEMA_ERROR, error=exc, home=home)
     if is_disk_full(exc) and getattr(exc, "rolled_back", True):

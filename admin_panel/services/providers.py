@@ -328,6 +328,19 @@ def save_memory_settings(
     return after
 
 
+def save_memory_settings_changes(
+    *, user: User, channel: str, home: Path, values: Mapping[str, Any], expected_fingerprint: str | None,
+) -> Outcome:
+    """The settings page's save as an outcome: ``SAVED``, ``INVALID``, ``CONFLICT``, ``NOT_READY``
+    (a provider that cannot be activated), ``UNKNOWN`` or a failed write."""
+    try:
+        after = save_memory_settings(user=user, channel=channel, home=home, values=values,
+                                     expected_fingerprint=expected_fingerprint)
+    except WRITE_ERRORS as exc:
+        return outcome_of(exc, home=home)
+    return Outcome(SAVED, result=after, home=home)
+
+
 # --- new secret values between review and save ---------------------------------------------------
 
 
