@@ -12,6 +12,9 @@ from __future__ import annotations
 from django.utils.translation import gettext_noop
 
 MESSAGES: dict[str, str] = {
+    "value_too_long": gettext_noop("'%(key)s' is too long (more than %(limit)s characters)"),
+    "invisible_characters": gettext_noop(
+        "'%(key)s' must not contain invisible or direction-changing characters (%(characters)s)"),
     "line_breaks": gettext_noop("'%(key)s' must not contain line breaks or NUL characters"),
     "invalid_boolean": gettext_noop("Invalid boolean for '%(key)s'"),
     "invalid_choice": gettext_noop("Invalid value for '%(key)s'"),

@@ -44,3 +44,15 @@ def test_it_keeps_the_code_through_copies_of_the_message():
     for again in (copy.deepcopy(made), pickle.loads(pickle.dumps(made))):  # noqa: S301 - our own bytes
         assert (again, again.code, again.params) == ("'mode' cannot be both set and cleared", "set_and_cleared",
                                                      {"key": "mode"})
+
+
+def test_it_translates_the_invisible_character_refusal_that_used_to_stay_english(catalog):
+    with pytest.raises(FieldError) as raised:
+        coerce(ProviderField("name", "Name"), "a\u200bb", storage="flat_json")
+
+    with translation.override("zh-hans"):
+        shown = localise_message(str(raised.value))
+
+    template = "'%(key)s' must not contain invisible or direction-changing characters (%(characters)s)"
+    assert str(raised.value) == template % {"key": "name", "characters": "U+200B"}
+    assert shown == catalog[template] % {"key": "name", "characters": "U+200B"} != str(raised.value)
