@@ -22,8 +22,10 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext_noop
 
-from provider_schemas.config_schema import ProviderConfigSchema, ProviderField, ProviderFieldOption
+from admin_panel.messages import MESSAGES
+from provider_schemas.config_schema import ProviderField, ProviderFieldOption
 from provider_schemas.loading.translations import FieldText, LanguageTable, load_translations
+from provider_schemas.messages import Message
 
 
 def active_language() -> str:
@@ -94,15 +96,6 @@ def _localise_field(field: ProviderField, table: LanguageTable | None) -> Provid
         placeholder=_pick(text.placeholder if text else None, field.placeholder),
         group=group,
         options=tuple(localise_option(option, text) for option in field.options),
-    )
-
-
-def localise_schema(schema: ProviderConfigSchema, directory: Path | None) -> ProviderConfigSchema:
-    table = provider_table(directory)
-    return dataclasses.replace(
-        schema,
-        label=_pick(table.label if table else None, schema.label),
-        fields=tuple(localise_field(f, table) for f in schema.fields),
     )
 
 
@@ -498,22 +491,7 @@ CONSTRAINT_WORDS = (
 )
 
 MESSAGE_TEMPLATES = (
-    # values.coerce / planning (field errors)
-    gettext_noop("'%(key)s' must not contain line breaks or NUL characters"),
-    gettext_noop("Invalid boolean for '%(key)s'"),
-    gettext_noop("Invalid value for '%(key)s'"),
-    gettext_noop("Invalid number for '%(key)s'"),
-    gettext_noop("Invalid JSON for '%(key)s'"),
-    gettext_noop("'%(key)s' must be a JSON object or array"),
-    gettext_noop("'%(key)s' cannot be both set and cleared"),
-    gettext_noop("'%(key)s' has no env_key; the panel cannot store it"),
-    gettext_noop("%(variable)s in .env is not a valid value for %(key)s; not copied."),
-    # conflicts and storage
-    gettext_noop("Changed elsewhere since the form was loaded: %(changes)s"),
-    gettext_noop("%(item)s changed since the form was loaded"),
-    gettext_noop("Cannot save: %(file)s is not valid %(format)s (%(problem)s). Fix or remove the file first."),
-    gettext_noop("%(file)s is not valid %(format)s (%(problem)s). Fix or remove the file first."),
-    gettext_noop("Secret store unavailable: %(reason)s"),
+    # (the engines' coded messages are in admin_panel.messages, looked up by code)
     # files reached through a link out of the agent's home (docs/safe_paths.md)
     gettext_noop(
         "Cannot save: %(file)s is a link to a file outside the agent's home; the panel does not write through "
@@ -540,7 +518,6 @@ MESSAGE_TEMPLATES = (
     gettext_noop("%(folder)s is on a read-only file system: nothing was changed."),
     gettext_noop("The disk is full: nothing was changed."),
     gettext_noop("%(file)s could not be written (%(problem)s): nothing was changed."),
-    gettext_noop("Memory provider '%(name)s' is not ready (%(status)s). Configure it in the dashboard first."),
     # notices of provider_schemas.reading.state and traps
     gettext_noop(
         "Stored as the text %(value)s, not a boolean; the plugin may read any non-empty text as true. "
@@ -718,6 +695,8 @@ def localise_message(text: str | None) -> str:
     """An engine's English message in the reader's language (unchanged when none fits)."""
     if not text:
         return text or ""
+    if isinstance(text, Message):
+        return _coded_message(text)
     text = str(text)
     translated = translation.gettext(text)
     if translated != text:
@@ -734,6 +713,17 @@ def localise_message(text: str | None) -> str:
                 values[name] = localise_message(values[name])
             return translation.gettext(template) % values
     return text
+
+
+def _coded_message(message: Message) -> str:
+    """A coded engine message from the table in ``admin_panel.messages``; parameters that are
+    messages themselves are put into the reader's language too. No text is parsed."""
+    template = MESSAGES.get(message.code)
+    if template is None:
+        return str(message)
+    params = {name: localise_message(value) if isinstance(value, Message) else value
+              for name, value in message.params.items()}
+    return translation.gettext(template) % params
 
 
 def keyring_check_message(check: Any, *, with_detail: bool = True) -> str:

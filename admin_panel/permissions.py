@@ -78,6 +78,3 @@ def admin_required(view: View) -> View:
 
     return wrapper
 
-
-# The old name, kept for imports not yet moved (admin_panel/views/providers.py).
-staff_required = admin_required

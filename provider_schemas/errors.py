@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from provider_schemas.messages import message as coded
+
 
 class ProviderSchemaError(Exception):
     """Base class of every error this package raises on purpose."""
@@ -109,7 +111,7 @@ class StorageParseError(ProviderSchemaError):
                 "through links. Nothing was changed."
             )
         else:
-            self.detail = f"Cannot save: {file} is not valid {fmt} ({problem}). Fix or remove the file first."
+            self.detail = coded("storage_unparsable", file=file, format=fmt, problem=problem)
         super().__init__(self.detail)
 
     @property
@@ -117,7 +119,7 @@ class StorageParseError(ProviderSchemaError):
         """The same message without the save verb, for read-only display."""
         if self.linked:
             return link_banner(self.file)
-        return f"{self.file} is not valid {self.format} ({self.problem}). Fix or remove the file first."
+        return coded("storage_unparsable_banner", file=self.file, format=self.format, problem=self.problem)
 
 
 def link_banner(file: str) -> str:
@@ -129,7 +131,7 @@ class ConflictError(ProviderSchemaError):
 
     def __init__(self, changes: list[str]) -> None:
         self.changes = list(changes)
-        super().__init__("Changed elsewhere since the form was loaded: " + "; ".join(self.changes))
+        super().__init__(coded("changed_elsewhere", changes="; ".join(self.changes)))
 
 
 class SecretStoreUnavailable(ProviderSchemaError):
@@ -140,7 +142,7 @@ class SecretStoreUnavailable(ProviderSchemaError):
         # The failed ``secret_stores.probe.KeyringCheck`` (backend, problem, platform) when known,
         # so the panel can say what happened and what to do in the reader's language.
         self.check = check
-        super().__init__(f"Secret store unavailable: {reason}")
+        super().__init__(coded("secret_store_unavailable", reason=reason))
 
 
 class SaveFailed(ProviderSchemaError):
@@ -167,9 +169,7 @@ class NotReady(ProviderSchemaError):
         self.status = status
         self.missing_secrets = list(missing_secrets or [])
         self.schema_error = schema_error
-        super().__init__(
-            f"Memory provider '{name}' is not ready ({status.replace('_', ' ')}). Configure it in the dashboard first."
-        )
+        super().__init__(coded("not_ready", name=name, status=status.replace("_", " ")))
 
 
 class BodyError(ProviderSchemaError):

@@ -1,15 +1,14 @@
-"""The generic provider form: rows built from provider_schemas field states, and submissions parsed
-back into the ``values`` / ``clear`` that provider_schemas validates and saves.
+"""The generic provider form's rows: what ``providers/partials/_field.html`` shows for each of
+provider_schemas' field states. Posted data is read by the generated Django form
+(``admin_panel.forms.declared``).
 
 Nothing here is provider-specific and nothing here validates values: every rule and message comes
 from provider_schemas (the only additions are about the form controls themselves, such as
 "Replace" chosen with an empty box). Only fields whose value differs from what was rendered are
 submitted, so a displayed default is never written.
 
-Form names (one set per field key):
-``v:<key>`` the edited value · ``o:<key>`` the value as rendered · ``reset:<key>`` reset to default
-· ``secret:<key>`` keep / replace / clear · ``new:<key>`` a new secret value · ``vis:<key>`` whether
-the row was shown (lets the per-field endpoint re-render only rows whose visibility flipped).
+Besides the form's names (``admin_panel.forms.declared``), each row posts ``vis:<key>``: whether
+it was shown (lets the per-field endpoint re-render only rows whose visibility flipped).
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
@@ -25,86 +24,16 @@ from django.utils import translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from admin_panel.forms.declared import Submission
 from admin_panel.localisation import localise_message
 from provider_schemas import prospective_visibility as planned_visibility
 from provider_schemas.loading.constraints import TEXT_TEMPLATES, show_number
 
-SECRET_ACTIONS = ("keep", "replace", "clear")
 _JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
 
 
 def _dom_id(index: int, key: str) -> str:
     return f"fld-{index}-" + re.sub(r"[^A-Za-z0-9_-]", "_", key)[:40]
-
-
-@dataclass
-class Submission:
-    """What the user asked for, field by field."""
-
-    values: dict[str, Any] = field(default_factory=dict)  # changed non-secrets and new secrets
-    clear: list[str] = field(default_factory=list)
-    edited: dict[str, str] = field(default_factory=dict)  # every non-secret value as typed
-    secret_actions: dict[str, str] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)  # form-control problems (not value rules)
-
-    @property
-    def secret_values(self) -> dict[str, str]:
-        return {k: v for k, v in self.values.items() if self.secret_actions.get(k) == "replace"}
-
-    @property
-    def plain_values(self) -> dict[str, Any]:
-        return {k: v for k, v in self.values.items() if k not in self.secret_actions}
-
-    @property
-    def is_empty(self) -> bool:
-        return not self.values and not self.clear
-
-
-def last_value(data: Mapping[str, Any], name: str) -> str | None:
-    """The last value posted under ``name`` (a checkbox after its hidden "false" twin)."""
-    getlist = getattr(data, "getlist", None)
-    if getlist is not None:
-        items = getlist(name)
-        return items[-1] if items else None
-    value = data.get(name)
-    if isinstance(value, list):
-        return value[-1] if value else None
-    return value
-
-
-def parse_submission(fields: Sequence[Any], data: Mapping[str, Any]) -> Submission:
-    """Turn posted form data into a submission. ``fields`` are provider_schemas FieldStates."""
-    sub = Submission()
-    for state in fields:
-        key = state.key
-        if getattr(state, "read_only_reason", None):
-            continue
-        if state.kind == "secret":
-            action = last_value(data, f"secret:{key}") or "keep"
-            if action not in SECRET_ACTIONS:
-                action = "keep"
-            if action == "keep" and (last_value(data, f"new:{key}") or "").strip():
-                action = "replace"  # without JavaScript the box is always there: typing means replace
-            sub.secret_actions[key] = action
-            if action == "replace":
-                new = last_value(data, f"new:{key}") or ""
-                if new.strip():
-                    sub.values[key] = new
-                else:
-                    sub.errors[key] = _("Enter the new value, or choose “Keep current value”.")
-            elif action == "clear":
-                sub.clear.append(key)
-            continue
-        value = last_value(data, f"v:{key}")
-        original = last_value(data, f"o:{key}")
-        if value is None:
-            continue  # not part of this form (or a disabled control)
-        sub.edited[key] = value
-        if last_value(data, f"reset:{key}"):
-            sub.clear.append(key)
-        elif original is None or value != original:
-            sub.values[key] = value
-    return sub
 
 
 def json_error_position(text: str) -> str:

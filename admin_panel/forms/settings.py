@@ -13,7 +13,7 @@ from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.forms.provider import last_value
+from admin_panel.forms.declared import settings_form_class
 
 
 @dataclass(frozen=True)
@@ -77,18 +77,8 @@ class SettingRow:
 
 def parse_settings(data: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
     """``(changed, edited)``: keys whose posted value differs from the rendered one, and every
-    posted value (to show again after an error)."""
-    changed: dict[str, str] = {}
-    edited: dict[str, str] = {}
-    for spec in SETTINGS:
-        value = last_value(data, f"v:{spec.key}")
-        if value is None:
-            continue
-        edited[spec.key] = value
-        original = last_value(data, f"o:{spec.key}")
-        if original is None or value != original:
-            changed[spec.key] = value
-    return changed, edited
+    posted value (to show again after an error), through the generated settings form."""
+    return settings_form_class(SETTINGS)(data=data).changes()
 
 
 def build_setting_rows(

@@ -18,7 +18,6 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from django.utils import timezone
-from django.utils.translation import gettext as _
 
 import provider_schemas
 from admin_panel.models import AuditEntry, HomePreference, SecretWrite
@@ -30,7 +29,7 @@ from admin_panel.selectors.providers import (
     secret_store_for,
 )
 from admin_panel.services import audit
-from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text, is_disk_full
+from admin_panel.services.outcomes import SAVED, WRITE_ERRORS, Outcome, from_plan, outcome_of
 from provider_schemas.saving import secret_moves
 from provider_schemas.secret_stores.probe import require_keyring
 
@@ -135,31 +134,6 @@ def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterab
     forget_home_cache(home)
 
 
-# --- writes that failed ----------------------------------------------------------------------------
-
-
-def describe_save_failure(exc: BaseException, *, home: Path) -> tuple[int, str]:
-    """HTTP status and message for a write that failed and was rolled back (``SaveFailed``).
-
-    Permission denied is the admin's to fix and answered 409 with the folder named; a full disk
-    (or quota) is 507 in words (``write_errors``); any other failure (an I/O error) is a
-    server-side 500, with the same promise that nothing was changed.
-    """
-    cause = exc.__cause__ if exc.__cause__ is not None else exc
-    if is_disk_full(exc) and getattr(exc, "rolled_back", True):
-        return DISK_FULL_STATUS, disk_full_text()
-    if isinstance(cause, PermissionError):
-        where = Path(cause.filename) if cause.filename else home
-        if where.name.endswith(".tmp"):
-            where = where.parent  # a temporary file beside the target: name the folder
-        shown = provider_schemas.display_path(where, home=home)
-        return 409, _(
-            "Nothing was saved: permission denied writing %(path)s. Check the permissions of the agent "
-            "home; every change was rolled back."
-        ) % {"path": shown}
-    return 500, _("Nothing was saved: a write failed and every change was rolled back.")
-
-
 # --- provider settings ----------------------------------------------------------------------------
 
 
@@ -227,12 +201,33 @@ def save_provider_settings(
     return result
 
 
-def commit_provider_plan(*, user: User, channel: str, home: Path, name: str, plan: Any) -> Any:
-    """Commit a reviewed plan (re-checked under the locks by provider_schemas)."""
-    store = secret_store_for(home=home, fresh=True)
-    result = provider_schemas.commit_save(plan)
-    _after_save(user=user, channel=channel, home=home, name=name, result=result, store=store)
-    return result
+def review_provider_changes(
+    *, home: Path, name: str, values: Mapping[str, Any], clear: Sequence[str] = (),
+    expected_fingerprint: str | None = None,
+) -> Outcome:
+    """The review step: validate and plan once, write nothing. ``PLANNED`` (with the plan, whose
+    ``changes`` may be empty), ``INVALID``, ``CONFLICT`` or the failure that stopped the read."""
+    try:
+        plan = plan_provider_save(home=home, name=name, values=values, clear=clear,
+                                  expected_fingerprint=expected_fingerprint)
+    except WRITE_ERRORS as exc:
+        return outcome_of(exc, home=home)
+    return from_plan(plan, home=home)
+
+
+def save_provider_changes(
+    *, user: User, channel: str, home: Path, name: str, values: Mapping[str, Any], clear: Sequence[str] = (),
+    expected_fingerprint: str | None = None, audit_details: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """The save step: plan once under the locks and commit that plan (``save_provider_settings``),
+    refusing with ``CONFLICT`` when the files differ from ``expected_fingerprint``."""
+    try:
+        result = save_provider_settings(user=user, channel=channel, home=home, name=name, values=values,
+                                        clear=clear, expected_fingerprint=expected_fingerprint,
+                                        audit_details=audit_details)
+    except WRITE_ERRORS as exc:
+        return outcome_of(exc, home=home)
+    return Outcome(SAVED, result=result, home=home)
 
 
 def _after_save(
@@ -333,6 +328,19 @@ def save_memory_settings(
     return after
 
 
+def save_memory_settings_changes(
+    *, user: User, channel: str, home: Path, values: Mapping[str, Any], expected_fingerprint: str | None,
+) -> Outcome:
+    """The settings page's save as an outcome: ``SAVED``, ``INVALID``, ``CONFLICT``, ``NOT_READY``
+    (a provider that cannot be activated), ``UNKNOWN`` or a failed write."""
+    try:
+        after = save_memory_settings(user=user, channel=channel, home=home, values=values,
+                                     expected_fingerprint=expected_fingerprint)
+    except WRITE_ERRORS as exc:
+        return outcome_of(exc, home=home)
+    return Outcome(SAVED, result=after, home=home)
+
+
 # --- new secret values between review and save ---------------------------------------------------
 
 
@@ -380,15 +388,6 @@ class HeldSecrets:
         if held.owner != self._owner(user_id=user_id, home=home, name=name):
             return None
         return held.values
-
-    def peek(self, token: str, *, user_id: Any, home: Path, name: str) -> dict[str, str] | None:
-        with self._lock:
-            held = self._items.get(token)
-        if held is None or held.expires <= time.monotonic():
-            return None
-        if held.owner != self._owner(user_id=user_id, home=home, name=name):
-            return None
-        return dict(held.values)
 
 
 held_secrets = HeldSecrets()

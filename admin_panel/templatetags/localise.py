@@ -12,4 +12,4 @@ register = template.Library()
 
 @register.filter(name="localise")
 def localise(value: object) -> str:
-    return localise_message(None if value is None else str(value))
+    return localise_message(value if value is None or isinstance(value, str) else str(value))

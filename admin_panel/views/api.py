@@ -12,6 +12,7 @@ from pathlib import Path
 from django.http import HttpRequest, HttpResponse
 
 import provider_schemas
+from admin_panel import responses
 from admin_panel.agent_home import current_home
 from admin_panel.api_auth import api_endpoint, api_error, api_json, read_json_body
 from admin_panel.selectors import providers as selectors
@@ -30,14 +31,6 @@ def _home(request: HttpRequest) -> Path | HttpResponse:
     if not Path(home).is_dir():
         return api_error(f"Profile '{profile}' does not exist.", 404)
     return Path(home)
-
-
-def _save_failed(exc: provider_schemas.SaveFailed, *, home: Path) -> HttpResponse:
-    """docs/api.md §Saving a provider's config: a write that failed after rollback is a 500 ``Internal server error``;
-    permission
-    denied is the admin's to fix, so it is said plainly (409), and so is a full disk (507)."""
-    status, text = services.describe_save_failure(exc, home=home)
-    return api_error(text if status != 500 else "Internal server error", status)
 
 
 def _unknown(name: str) -> HttpResponse:
@@ -85,23 +78,9 @@ def _config_put(request: HttpRequest, *, home: Path, name: str) -> HttpResponse:
         return api_error(str(exc), 422)
     except provider_schemas.BodyError as exc:
         return api_error(exc.text, 422)
-    try:
-        result = services.save_provider_settings(
-            user=request.user, channel="api", home=home, name=name, values=values, clear=clear
-        )
-    except (provider_schemas.UnknownProvider, provider_schemas.InvalidProviderName):
-        return _unknown(name)
-    except provider_schemas.SchemaLoadError as exc:
-        return api_error(exc.detail_for(name), 409, schema_error=exc.as_dict())
-    except provider_schemas.ValidationFailed as exc:
-        return api_json(provider_schemas.validation_error_payload(exc), status=400)
-    except provider_schemas.StorageParseError as exc:
-        return api_error(exc.detail, 409, file=exc.file)
-    except provider_schemas.SecretStoreUnavailable as exc:
-        return api_error(f"Secret store unavailable: {exc.reason}", 503)
-    except provider_schemas.SaveFailed as exc:
-        return _save_failed(exc, home=home)
-    return api_json(provider_schemas.save_result_payload(result))
+    outcome = services.save_provider_changes(user=request.user, channel="api", home=home, name=name,
+                                             values=values, clear=clear)
+    return responses.api_outcome(outcome, name=name)
 
 
 @api_endpoint(methods=("PUT",))
@@ -134,12 +113,9 @@ def memory_provider(request: HttpRequest) -> HttpResponse:
         else:
             extra["missing_secrets"] = exc.missing_secrets
         return api_error(str(exc), 400, **extra)
-    except provider_schemas.StorageParseError as exc:
-        return api_error(exc.detail, 409, file=exc.file)
-    except provider_schemas.SecretStoreUnavailable as exc:
-        return api_error(f"Secret store unavailable: {exc.reason}", 503)
-    except provider_schemas.SaveFailed as exc:
-        return _save_failed(exc, home=home)
+    except (provider_schemas.StorageParseError, provider_schemas.SecretStoreUnavailable,
+            provider_schemas.SaveFailed) as exc:
+        return responses.api_failure(exc, home=home)
     return api_json({"ok": True, "active": active})
 
 

@@ -23,10 +23,10 @@ from admin_panel.forms.query import MAX_PAGE, clamped_query_int
 from admin_panel.localisation import localise_message, not_ready_message
 from admin_panel.models import AuditEntry
 from admin_panel.permissions import admin_required, can_change, role_label, viewer_required
+from admin_panel.responses import failure as describe_save_failure
 from admin_panel.selectors import audit as selectors
 from admin_panel.selectors.accounts import roles_by_username
 from admin_panel.services import revert as revert_service
-from admin_panel.services.providers import describe_save_failure
 from admin_panel.views.partials import is_partial
 
 logger = logging.getLogger(__name__)

@@ -22,7 +22,8 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 import provider_schemas
 from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
-from admin_panel.forms.provider import Submission, build_rows, hidden_summary, parse_submission, sections
+from admin_panel.forms.declared import Submission, parse_submission
+from admin_panel.forms.provider import build_rows, hidden_summary, sections
 from admin_panel.localisation import localise_provider_state
 from admin_panel.permissions import admin_required, can_change
 from admin_panel.selectors import preview as selectors

@@ -20,16 +20,11 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 import provider_schemas
+from admin_panel import responses
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
-from admin_panel.forms.provider import (
-    Submission,
-    build_rows,
-    hidden_summary,
-    page_errors,
-    parse_submission,
-    sections,
-)
-from admin_panel.home import current_home
+from admin_panel.forms.declared import Submission, parse_submission
+from admin_panel.forms.provider import build_rows, hidden_summary, page_errors, sections
 from admin_panel.localisation import (
     localise_entry,
     localise_missing_secrets,
@@ -38,10 +33,14 @@ from admin_panel.localisation import (
     not_ready_message,
     secret_store_error_message,
 )
-from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
+from admin_panel.permissions import admin_required, can_change, can_view, viewer_required
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
 from provider_schemas.profiles import honcho_hosts
+
+
+def _store_page(request: HttpRequest, reason: str) -> HttpResponse:
+    return render(request, "providers/store_unavailable.html", {"reason": reason}, status=503)
 
 
 def store_errors(view: Any) -> Any:
@@ -53,8 +52,7 @@ def store_errors(view: Any) -> Any:
         try:
             return view(request, *args, **kwargs)
         except provider_schemas.SecretStoreUnavailable as exc:
-            return render(request, "providers/store_unavailable.html",
-                          {"reason": secret_store_error_message(exc)}, status=503)
+            return _store_page(request, secret_store_error_message(exc))
 
     return wrapper
 
@@ -203,7 +201,7 @@ def provider_events(request: HttpRequest, name: str) -> HttpResponse:
 
 
 @require_POST
-@staff_required
+@admin_required
 @store_errors
 def provider_field(request: HttpRequest, name: str) -> HttpResponse:
     """htmx: validate the field the user just left and re-render that row (plus any row whose
@@ -244,8 +242,30 @@ def provider_field(request: HttpRequest, name: str) -> HttpResponse:
     )
 
 
+def _form_page(request: HttpRequest, *, home: Path, name: str, state: Any, sub: Submission) -> dict[str, Any]:
+    """The callbacks ``responses.form_failure`` answers with: this form again with the user's edits."""
+
+    def show(*, status: int = 200, errors: Any = None, details: Any = None, conflict: Any = None,
+             storage_error: str = "", notice: str = "", fresh_values: bool = False) -> HttpResponse:
+        shown = state
+        if fresh_values:  # after a conflict the rows the user did not change show the files' new values
+            shown = _state_or_404(home=home, name=name)
+        context = _detail_context(request, home=home, state=shown, data=request.POST, sub=sub,
+                                  errors=page_errors(errors or {}, details or {}), conflict=conflict,
+                                  notice=notice, fresh_values=fresh_values)
+        if storage_error:
+            context["storage_error"] = storage_error
+        return _render_detail(request, context, status=status)
+
+    def fallback(message: str) -> HttpResponse:
+        messages.error(request, message)
+        return redirect("provider_detail", name=name)
+
+    return {"show": show, "fallback": fallback}
+
+
 @require_POST
-@staff_required
+@admin_required
 @store_errors
 def provider_review(request: HttpRequest, name: str) -> HttpResponse:
     """Validate everything and show exactly what a save would change. Nothing is written."""
@@ -255,23 +275,14 @@ def provider_review(request: HttpRequest, name: str) -> HttpResponse:
         return redirect("provider_detail", name=name)
     sub = parse_submission(state.fields, request.POST)
     fingerprint = request.POST.get("fingerprint", "")
+    page = _form_page(request, home=home, name=name, state=state, sub=sub)
     if sub.errors:
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=sub.errors)
-        return _render_detail(request, context, status=400)
-    try:
-        plan = services.plan_provider_save(
-            home=home, name=name, values=sub.values, clear=sub.clear, expected_fingerprint=fingerprint or None
-        )
-    except provider_schemas.StorageParseError as exc:
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
-        context["storage_error"] = exc.detail
-        return _render_detail(request, context, status=409)
-    if plan.errors:
-        errors = page_errors(plan.errors, plan.error_details)
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
-        return _render_detail(request, context, status=400)
-    if plan.conflict:
-        return _conflict(request, home=home, name=name, sub=sub, changes=plan.conflict)
+        return page["show"](errors=sub.errors, status=400)
+    outcome = services.review_provider_changes(home=home, name=name, values=sub.values, clear=sub.clear,
+                                               expected_fingerprint=fingerprint or None)
+    if not outcome.ok:
+        return responses.form_failure(outcome, **page, store_page=lambda reason: _store_page(request, reason))
+    plan = outcome.plan
     if not plan.changes:
         context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
         context["notice"] = _("Nothing to save: no setting differs from what is stored.")
@@ -299,18 +310,8 @@ def provider_review(request: HttpRequest, name: str) -> HttpResponse:
     )
 
 
-def _conflict(request: HttpRequest, *, home: Path, name: str, sub: Submission, changes: list[str]) -> HttpResponse:
-    """Refuse: the files changed since the form was loaded. The user's edits stay in the form, on
-    top of the fresh values; nothing is overwritten."""
-    state = _state_or_404(home=home, name=name)
-    context = _detail_context(
-        request, home=home, state=state, data=request.POST, sub=sub, conflict=changes, fresh_values=True
-    )
-    return _render_detail(request, context, status=409)
-
-
 @require_POST
-@staff_required
+@admin_required
 @store_errors
 def provider_save(request: HttpRequest, name: str) -> HttpResponse:
     """Commit the reviewed changes, refusing if anything changed since the form was loaded."""
@@ -318,64 +319,48 @@ def provider_save(request: HttpRequest, name: str) -> HttpResponse:
     state = _state_or_404(home=home, name=name)
     # The review page posts the same names as the form; new secret values come from memory.
     sub = parse_submission(state.fields, request.POST)
-    fingerprint = request.POST.get("fingerprint", "")
-    replace_keys = [k for k, a in sub.secret_actions.items() if a == "replace"]
-    if replace_keys:
-        held = services.held_secrets.take(
-            request.POST.get("token", ""), user_id=request.user.pk, home=home, name=name
-        )
-        if held is None or set(held) != set(replace_keys):
-            errors = {key: _("Enter the new value again: it is only kept for 15 minutes.") for key in replace_keys}
-            context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
-            context["notice"] = _("Nothing was saved.")
-            return _render_detail(request, context, status=400)
-        for key in replace_keys:
-            sub.errors.pop(key, None)
-        sub.values.update(held)
+    page = _form_page(request, home=home, name=name, state=state, sub=sub)
+    if not _take_held_secrets(request, home=home, name=name, sub=sub):
+        keys = [k for k, a in sub.secret_actions.items() if a == "replace"]
+        errors = {key: _("Enter the new value again: it is only kept for 15 minutes.") for key in keys}
+        return page["show"](errors=errors, notice=_("Nothing was saved."), status=400)
     if sub.errors:
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=sub.errors)
-        return _render_detail(request, context, status=400)
+        return page["show"](errors=sub.errors, status=400)
     unconfirmed = [k for k, a in sub.secret_actions.items() if a == "clear" and not request.POST.get(f"confirm:{k}")]
     if unconfirmed:
         labels = ", ".join(f.label for f in state.fields if f.key in unconfirmed)
-        messages.error(request, _("Nothing was saved: confirm clearing %(labels)s first.") % {"labels": labels})
-        return redirect("provider_detail", name=name)
-    try:
-        plan = services.plan_provider_save(
-            home=home, name=name, values=sub.values, clear=sub.clear, expected_fingerprint=fingerprint or None
-        )
-        if plan.errors:
-            errors = page_errors(plan.errors, plan.error_details)
-            context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
-            return _render_detail(request, context, status=400)
-        if plan.conflict:
-            return _conflict(request, home=home, name=name, sub=sub, changes=plan.conflict)
-        result = services.commit_provider_plan(user=request.user, channel="panel", home=home, name=name, plan=plan)
-    except provider_schemas.ConflictError as exc:
-        return _conflict(request, home=home, name=name, sub=sub, changes=exc.changes)
-    except provider_schemas.ValidationFailed as exc:
-        errors = page_errors(exc.errors, exc.details)
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub, errors=errors)
-        return _render_detail(request, context, status=400)
-    except provider_schemas.StorageParseError as exc:
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
-        context["storage_error"] = exc.detail
-        return _render_detail(request, context, status=409)
-    except provider_schemas.SecretStoreUnavailable as exc:
-        messages.error(request, _("Nothing was saved. %(problem)s") % {"problem": secret_store_error_message(exc)})
-        return redirect("provider_detail", name=name)
-    except provider_schemas.SaveFailed as exc:
-        status, text = services.describe_save_failure(exc, home=home)
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
-        context["storage_error"] = text
-        return _render_detail(request, context, status=status)
+        return page["fallback"](_("Nothing was saved: confirm clearing %(labels)s first.") % {"labels": labels})
+    outcome = services.save_provider_changes(user=request.user, channel="panel", home=home, name=name,
+                                             values=sub.values, clear=sub.clear,
+                                             expected_fingerprint=request.POST.get("fingerprint") or None)
+    if not outcome.ok:
+        return responses.form_failure(outcome, **page)
+    _saved_messages(request, result=outcome.result, name=name, label=state.label)
+    return redirect("provider_detail", name=name)
+
+
+def _take_held_secrets(request: HttpRequest, *, home: Path, name: str, sub: Submission) -> bool:
+    """Put the new secret values kept since the review into ``sub``; False when they are gone
+    (expired, restarted, someone else's token) or are not the ones the form replaces."""
+    replace_keys = [k for k, a in sub.secret_actions.items() if a == "replace"]
+    if not replace_keys:
+        return True
+    held = services.held_secrets.take(request.POST.get("token", ""), user_id=request.user.pk, home=home, name=name)
+    if held is None or set(held) != set(replace_keys):
+        return False
+    for key in replace_keys:
+        sub.errors.pop(key, None)
+    sub.values.update(held)
+    return True
+
+
+def _saved_messages(request: HttpRequest, *, result: Any, name: str, label: str) -> None:
     if result.written:
         messages.success(request, _("Saved. Changes apply the next time the agent starts."))
     else:
         messages.info(request, _("Nothing needed writing: the files already hold these values."))
     if not result.active or provider_schemas.normalise_active_provider(result.active) != name:
-        messages.info(request, _("%(label)s is not the active provider.") % {"label": state.label})
-    return redirect("provider_detail", name=name)
+        messages.info(request, _("%(label)s is not the active provider.") % {"label": label})
 
 
 # --- activation -----------------------------------------------------------------------------------
@@ -412,7 +397,7 @@ def _activation_context(*, home: Path, entry: Any) -> dict[str, Any]:
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 @store_errors
 def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
     home = current_home()
@@ -430,12 +415,8 @@ def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
         return render(request, "providers/activate_confirm.html", context, status=400)
     except provider_schemas.UnknownProvider:
         raise Http404(_("Unknown memory provider.")) from None
-    except provider_schemas.StorageParseError as exc:
-        context.update(error=exc.detail)
-        return render(request, "providers/activate_confirm.html", context, status=409)
-    except provider_schemas.SaveFailed as exc:
-        status, text = services.describe_save_failure(exc, home=home)
-        context.update(error=text)
+    except (provider_schemas.StorageParseError, provider_schemas.SaveFailed) as exc:
+        status, context["error"] = responses.page_failure(exc, home=home)
         return render(request, "providers/activate_confirm.html", context, status=status)
     messages.success(
         request,
@@ -445,7 +426,7 @@ def provider_activate(request: HttpRequest, name: str) -> HttpResponse:
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 @store_errors
 def provider_deactivate(request: HttpRequest) -> HttpResponse:
     home = current_home()
@@ -462,11 +443,8 @@ def provider_deactivate(request: HttpRequest) -> HttpResponse:
         return render(request, "providers/deactivate_confirm.html", context)
     try:
         services.deactivate_provider(user=request.user, channel="panel", home=home)
-    except provider_schemas.StorageParseError as exc:
-        context["error"] = exc.detail
-        return render(request, "providers/deactivate_confirm.html", context, status=409)
-    except provider_schemas.SaveFailed as exc:
-        status, context["error"] = services.describe_save_failure(exc, home=home)
+    except (provider_schemas.StorageParseError, provider_schemas.SaveFailed) as exc:
+        status, context["error"] = responses.page_failure(exc, home=home)
         return render(request, "providers/deactivate_confirm.html", context, status=status)
     message = _("Built-in memory only: no external provider is active. %(when)s") % {"when": NEXT_START}
     messages.success(request, message)

@@ -17,9 +17,9 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 from django.views.decorators.vary import vary_on_headers
 
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.query import MAX_PAGE, QueryNumberError, clamped_query_int, query_int
-from admin_panel.home import current_home
 from admin_panel.permissions import can_view, viewer_required
 from admin_panel.selectors import sessions as selectors
 from admin_panel.services import sessions as services

@@ -13,13 +13,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
 
 import provider_schemas
+from admin_panel import responses
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.settings import build_setting_rows, parse_settings
-from admin_panel.home import current_home
 from admin_panel.localisation import (
     keyring_check_message,
     localise_message,
-    not_ready_message,
     secret_store_error_message,
 )
 from admin_panel.permissions import can_change, can_view, viewer_required
@@ -181,7 +181,7 @@ def _move_secrets(request: HttpRequest, *, home: Path) -> HttpResponse:
     except provider_schemas.ConflictError:
         messages.error(request, _("Nothing was moved: .env changed while moving. Review the move again."))
     except provider_schemas.SaveFailed as exc:
-        messages.error(request, services.describe_save_failure(exc, home=home)[1])
+        messages.error(request, responses.failure(exc, home=home)[1])
     else:
         where = _("the OS keyring") if to == KEYRING else _("the .env file")
         names = sorted({name for plan in plans for name in plan.variables})
@@ -197,45 +197,31 @@ def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
     if not changed:
         messages.info(request, _("Nothing to save: no setting was changed."))
         return redirect("memory_settings")
-    try:
-        services.save_memory_settings(
-            user=request.user, channel="panel", home=home, values=changed, expected_fingerprint=fingerprint
-        )
-    except provider_schemas.ValidationFailed as exc:
-        state = provider_schemas.read_memory_settings(home=home)
-        context = _context(request, home=home, state=state, edited=edited, errors=exc.errors)
-        return render(request, "settings/memory.html", context, status=400)
-    except provider_schemas.ConflictError as exc:
-        state = provider_schemas.read_memory_settings(home=home)
-        context = _context(request, home=home, state=state, edited=edited, changed=changed, conflict=exc.changes)
-        return render(request, "settings/memory.html", context, status=409)
-    except provider_schemas.NotReady as exc:
-        state = provider_schemas.read_memory_settings(home=home)
-        errors = {"provider": not_ready_message(exc)}
-        context = _context(request, home=home, state=state, edited=edited, errors=errors)
-        return render(request, "settings/memory.html", context, status=400)
-    except provider_schemas.UnknownProvider as exc:
-        state = provider_schemas.read_memory_settings(home=home)
-        message = _("Unknown memory provider '%(name)s'.") % {"name": exc.name}
-        context = _context(request, home=home, state=state, edited=edited, errors={"provider": message})
-        return render(request, "settings/memory.html", context, status=400)
-    except provider_schemas.StorageParseError as exc:
-        messages.error(request, localise_message(exc.detail))
-        return _refused_page(request, home=home, edited=edited, status=409)
-    except provider_schemas.SaveFailed as exc:
-        status, text = services.describe_save_failure(exc, home=home)
-        messages.error(request, text)
-        return _refused_page(request, home=home, edited=edited, status=status)
-    except provider_schemas.SecretStoreUnavailable as exc:
-        messages.error(request, _("Nothing was saved. %(problem)s") % {"problem": secret_store_error_message(exc)})
-        return redirect("memory_settings")
+    outcome = services.save_memory_settings_changes(user=request.user, channel="panel", home=home,
+                                                    values=changed, expected_fingerprint=fingerprint)
+    if not outcome.ok:
+        return responses.settings_failure(outcome, show=_settings_page(request, home=home, edited=edited,
+                                                                       changed=changed),
+                                          fallback=lambda message: _with_message(request, message))
     messages.success(request, _("Saved. Changes apply the next time the agent starts."))
     return redirect("memory_settings")
 
 
-def _refused_page(request: HttpRequest, *, home: Path, edited: dict[str, str], status: int) -> HttpResponse:
-    """The form again with the user's values and the message (added to ``messages``): nothing was
-    written, so this is an answer with an error status, not a redirect."""
-    state = provider_schemas.read_memory_settings(home=home)
-    return render(request, "settings/memory.html", _context(request, home=home, state=state, edited=edited),
-                  status=status)
+def _settings_page(request: HttpRequest, *, home: Path, edited: dict[str, str], changed: dict[str, str]) -> Any:
+    """The form again with the user's values (after a conflict only the changed keys keep theirs);
+    nothing was written, so this is an answer with an error status, not a redirect."""
+
+    def show(*, status: int, errors: Any = None, conflict: Any = None, message: str = "") -> HttpResponse:
+        if message:
+            messages.error(request, message)
+        state = provider_schemas.read_memory_settings(home=home)
+        context = _context(request, home=home, state=state, edited=edited, changed=changed if conflict else None,
+                           errors=errors, conflict=conflict)
+        return render(request, "settings/memory.html", context, status=status)
+
+    return show
+
+
+def _with_message(request: HttpRequest, message: str) -> HttpResponse:
+    messages.error(request, message)
+    return redirect("memory_settings")

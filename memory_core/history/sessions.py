@@ -675,24 +675,6 @@ def transcript_locate(history: History, message_id: int, *, show_all: bool) -> t
     return session_id, shown, before
 
 
-def count_messages(history: History, session_id: str, *, include_inactive: bool = False) -> int:
-    where = "session_id = ?" if include_inactive else "session_id = ? AND active = 1"
-    return history.one(f"SELECT COUNT(*) AS n FROM messages WHERE {where}", (session_id,))["n"]
-
-
-def locate_message(history: History, message_id: int, *, include_inactive: bool) -> tuple[str, bool, int] | None:
-    """(session id, is active, how many earlier messages its session shows) of one message, to
-    open a transcript at a search hit; ``include_inactive`` counts rewound/compacted rows too."""
-    row = history.one("SELECT session_id, active FROM messages WHERE id = ?", (message_id,))
-    if row is None:
-        return None
-    active = row["active"] == 1
-    where = "" if include_inactive or not active else " AND active = 1"
-    before = history.one(f"SELECT COUNT(*) AS n FROM messages WHERE session_id = ? AND id < ?{where}",
-                         (row["session_id"], message_id))["n"]
-    return row["session_id"], active, before
-
-
 def session_summaries(history: History, session_ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """``{id: {"title", "source", "started_at", "pinned", "hidden"}}`` for the given ids (those that exist)."""
     ids = sorted(set(session_ids))

@@ -27,6 +27,7 @@ from provider_schemas.config_schema import (
     KIND_TEXT,
     ProviderField,
 )
+from provider_schemas.messages import message as coded
 
 _HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 
@@ -127,7 +128,7 @@ def number_violation(f: ProviderField, value: int | float) -> Violation | None:
         failed = "maximum"
     if failed is None:
         return None
-    return Violation(failed, number_message(f), f"Invalid number for '{f.key}'", _number_limits(f))
+    return Violation(failed, number_message(f), coded("invalid_number", key=f.key), _number_limits(f))
 
 
 # --- text ------------------------------------------------------------------------------------------
@@ -186,7 +187,7 @@ def _example_host(f: ProviderField) -> str:
 
 
 def text_violation(f: ProviderField, text: str) -> Violation | None:
-    compat = f"Invalid value for '{f.key}'"
+    compat = coded("invalid_choice", key=f.key)
     limits = {k: v for k, v in (("format", f.format), ("pattern", f.pattern), ("max_length", f.max_length)) if v}
     if f.max_length is not None and len(text) > f.max_length:
         message = TEXT_TEMPLATES["max_length"] % {"max_length": f.max_length, "length": len(text)}
@@ -381,7 +382,7 @@ def json_violation(f: ProviderField, value: Any) -> Violation | None:
     if problem is None:
         return None
     message = JSON_TEMPLATE % {"example": shape_example(f.json_shape), "shape_problem": problem}
-    return Violation("json_shape", message, f"Invalid value for '{f.key}'", {"json_shape": f.json_shape})
+    return Violation("json_shape", message, coded("invalid_choice", key=f.key), {"json_shape": f.json_shape})
 
 
 def violation(f: ProviderField, value: Any) -> Violation | None:
@@ -397,4 +398,4 @@ def violation(f: ProviderField, value: Any) -> Violation | None:
 
 def unparseable_number(f: ProviderField) -> Violation:
     """A number field got text that is not a number: the human message still gives the range."""
-    return Violation("number", number_message(f), f"Invalid number for '{f.key}'", _number_limits(f))
+    return Violation("number", number_message(f), coded("invalid_number", key=f.key), _number_limits(f))

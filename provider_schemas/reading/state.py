@@ -23,6 +23,7 @@ from provider_schemas.errors import SchemaLoadError, UnknownProvider, link_banne
 from provider_schemas.loading.discovery import ProviderEntry, get_provider
 from provider_schemas.loading.names import normalise_active_provider
 from provider_schemas.loading.traps import placeholder, provider_warnings
+from provider_schemas.messages import message as coded
 from provider_schemas.reading.read_cache import per_file_version
 from provider_schemas.reading.values import to_edit_string, when_matches
 from provider_schemas.saving.engine import (
@@ -256,7 +257,7 @@ def fingerprint_changes(expected: str, current: str, labels: Mapping[str, str]) 
     items = []
     for key in list(dict.fromkeys([*new, *old])):
         if old.get(key) != new.get(key):
-            items.append(f"{labels.get(key, key)} changed since the form was loaded")
+            items.append(coded("changed_since_loaded", item=labels.get(key, key)))
     return items
 
 
@@ -287,11 +288,11 @@ def storage_info(model: Model) -> StorageInfo:
         error = link_banner(model.primary_label)
     elif model.primary_error is not None:
         fmt = "YAML" if model.primary_label == "config.yaml" else "JSON"
-        error = f"{model.primary_label} is not valid {fmt} ({model.primary_error}). Fix or remove the file first."
+        error = coded("storage_unparsable_banner", file=model.primary_label, format=fmt, problem=model.primary_error)
     elif model.env.encoding_error == LINK_PROBLEM and schema.storage == STORAGE_ENV_FILE:
         error = link_banner(".env")
     elif model.env.encoding_error is not None and schema.storage == STORAGE_ENV_FILE:
-        error = f".env is not valid UTF-8 text ({model.env.encoding_error}). Fix or remove the file first."
+        error = coded("storage_unparsable_banner", file=".env", format="UTF-8 text", problem=model.env.encoding_error)
     if schema.storage == "config_yaml":
         return StorageInfo(schema.storage, "config.yaml", schema.storage_path, model.primary_exists, error)
     exists = model.primary_exists

@@ -21,6 +21,7 @@ from provider_schemas.config_schema import (
     ProviderField,
 )
 from provider_schemas.loading.constraints import Violation, has_constraints, unparseable_number, violation
+from provider_schemas.messages import message as coded
 
 # No setting needs more; a longer value is a mistake or an attack on the files the agent parses.
 MAX_VALUE_CHARS = 65_536
@@ -44,9 +45,13 @@ class FieldError(ValueError):
     ``violation`` is set when a declared constraint failed (or a constrained number did not
     parse): it carries the message for people and the constraint's name and limits."""
 
-    def __init__(self, message: str, *, violation: Violation | None = None) -> None:
-        super().__init__(message)
+    def __init__(self, text: str, *, violation: Violation | None = None) -> None:
+        super().__init__(text)
+        self.text = text  # a provider_schemas.messages.Message when the engine made it
         self.violation = violation
+
+    def __str__(self) -> str:
+        return self.text  # keeps the Message's code through ``str(exc)``
 
 
 def _check(field: ProviderField, value: Any) -> None:
@@ -134,17 +139,17 @@ def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None 
     key = field.key
     text = normalise_input(raw).strip()
     if len(text) > MAX_VALUE_CHARS:
-        raise FieldError(f"'{key}' is too long (more than {MAX_VALUE_CHARS:,} characters)")
+        raise FieldError(coded("value_too_long", key=key, limit=f"{MAX_VALUE_CHARS:,}"))
     if "\x00" in text:
-        raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+        raise FieldError(coded("line_breaks", key=key))
     hidden = sorted({f"U+{ord(c):04X}" for c in text if c in INVISIBLE_CHARS})
     if hidden:
-        raise FieldError(f"'{key}' must not contain invisible or direction-changing characters ({', '.join(hidden)})")
+        raise FieldError(coded("invisible_characters", key=key, characters=", ".join(hidden)))
     if field.kind == KIND_SECRET:
         if not text:
             return Coerced("keep")
         if has_line_break(text):
-            raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+            raise FieldError(coded("line_breaks", key=key))
         return Coerced("set", text)
     if field.kind == KIND_BOOL:
         lowered = text.lower()
@@ -152,20 +157,20 @@ def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None 
             return Coerced("set", True)
         if lowered in FALSE_WORDS:
             return Coerced("set", False)
-        raise FieldError(f"Invalid boolean for '{key}'")
+        raise FieldError(coded("invalid_boolean", key=key))
     if field.kind == KIND_SELECT:
         if not text:
             return Coerced("set", field.default) if field.default else Coerced("clear")
         if text in field.allowed_values() or (current is not None and text == current):
             return Coerced("set", text)
-        raise FieldError(f"Invalid value for '{key}'")
+        raise FieldError(coded("invalid_choice", key=key))
     if field.kind == KIND_NUMBER:
         if not text:
             return Coerced("clear")
         number = parse_number(text)
         if number is None:
             found = unparseable_number(field) if has_constraints(field) else None
-            raise FieldError(f"Invalid number for '{key}'", violation=found)
+            raise FieldError(coded("invalid_number", key=key), violation=found)
         _check(field, number)
         return Coerced("set", number)
     if field.kind == KIND_JSON:
@@ -174,16 +179,16 @@ def coerce(field: ProviderField, raw: Any, *, storage: str, current: str | None 
         try:
             value = parse_json_text(text)
         except (ValueError, RecursionError):
-            raise FieldError(f"Invalid JSON for '{key}'") from None
+            raise FieldError(coded("invalid_json", key=key)) from None
         if not isinstance(value, (dict, list)):
-            raise FieldError(f"'{key}' must be a JSON object or array")
+            raise FieldError(coded("json_shape", key=key))
         _check(field, value)
         return Coerced("set", value)
     # text (and any kind the checks let through as text)
     if not text:
         return Coerced("clear")
     if storage == STORAGE_ENV_FILE and has_line_break(text):
-        raise FieldError(f"'{key}' must not contain line breaks or NUL characters")
+        raise FieldError(coded("line_breaks", key=key))
     _check(field, text)
     return Coerced("set", text)
 

@@ -22,8 +22,9 @@ from provider_schemas.errors import (
 )
 from provider_schemas.loading.discovery import BUILTIN_NAME, get_provider
 from provider_schemas.loading.names import normalise_active_provider
+from provider_schemas.messages import message as coded
 from provider_schemas.reading.state import Notice, fingerprint_changes, make_fingerprint
-from provider_schemas.reading.values import FALSE_WORDS, TRUE_WORDS, normalise_input, parse_number
+from provider_schemas.reading.values import FALSE_WORDS, TRUE_WORDS, FieldError, normalise_input, parse_number
 from provider_schemas.saving.locks import home_lock
 from provider_schemas.saving.transaction import FileWrite, commit
 from provider_schemas.secret_stores import ENV_FILE
@@ -94,7 +95,7 @@ def _settings_from(doc: YamlDoc) -> MemorySettings:
         warnings.append(Notice("bom", "config.yaml starts with a byte-order mark; saving removes it."))
     error = None
     if problem is not None:
-        error = f"config.yaml is not valid YAML ({problem}). Fix or remove the file first."
+        error = coded("storage_unparsable_banner", file="config.yaml", format="YAML", problem=problem)
     return MemorySettings(
         values=values,
         stored=stored,
@@ -128,12 +129,12 @@ def _coerce(key: str, raw: Any) -> tuple[str, Any]:
                 return "set", True
             if lowered in FALSE_WORDS:
                 return "set", False
-            raise ValueError(f"Invalid boolean for '{key}'")
+            raise FieldError(coded("invalid_boolean", key=key))
         if kind == "str":
             return "set", text
         number = parse_number(text)
         if not isinstance(number, int):
-            raise ValueError(f"Invalid number for '{key}'")
+            raise FieldError(coded("invalid_number", key=key))
     if minimum is not None and number < minimum:
         raise ValueError(f"'{key}' must be at least {minimum}")
     return "set", number

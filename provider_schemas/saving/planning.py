@@ -30,6 +30,7 @@ from provider_schemas.errors import (
 )
 from provider_schemas.loading.constraints import Violation
 from provider_schemas.loading.discovery import ProviderEntry, get_provider
+from provider_schemas.messages import message as coded
 from provider_schemas.reading.state import (
     FieldState,
     Notice,
@@ -335,7 +336,7 @@ class _Planner:
                 result = coerce(f, raw, storage=work.field_storage(f))
             except FieldError:
                 self.plan.warnings.append(
-                    Notice("seed_env_invalid", f"{f.seed_env[0]} in .env is not a valid value for {f.key}; not copied.")
+                    Notice("seed_env_invalid", coded("seed_env_invalid", variable=f.seed_env[0], key=f.key))
                 )
                 continue
             if result.action == "set":
@@ -385,7 +386,7 @@ def _walk_fields(
         if (in_values or in_clear) and not visible:
             plan.ignored["hidden"].append(f.key)
         elif in_values and in_clear and not _blank(values[f.key]):
-            plan.errors[f.key] = f"'{f.key}' cannot be both set and cleared"
+            plan.errors[f.key] = coded("set_and_cleared", key=f.key)
         elif f.is_secret and (in_values or in_clear):
             if in_clear:
                 planner.clear_secret(f)
@@ -397,7 +398,7 @@ def _walk_fields(
                 else:
                     if result.action == "set":
                         if not f.env_key:
-                            plan.errors[f.key] = f"'{f.key}' has no env_key; the panel cannot store it"
+                            plan.errors[f.key] = coded("no_env_key", key=f.key)
                         else:
                             planner.set_secret(f, result.value, states[f.key].is_set)
                             _secret_value_notices(plan, f, result.value)

@@ -30,10 +30,3 @@ hooks.__dir__
 # Part of the declaration API a plugin's config_schema.py may call, as the agent's own class has it.
 hooks.inline_fields
 
-# Dead, but in files another change owns (admin_panel/services/providers.py, admin_panel/localisation.py);
-# delete them there and drop these lines.
-hooks.peek
-hooks.localise_schema
-# Unused in the session history engine today; kept for the sessions work in progress.
-hooks.count_messages
-hooks.locate_message

@@ -1,0 +1,282 @@
+"""Django forms generated from a declaration: a provider's fields (``provider_form_class``) and
+the ``memory:`` settings (``settings_form_class``), in the style of ``modelform_factory``.
+
+One form field class per kind of declared field; the posted names are the ones the pages have
+always used (docs/admin_panel.md, "Forms from the declaration"):
+
+``v:<key>`` the value · ``o:<key>`` the value as rendered (Django's hidden initial, so
+``changed_data`` is exactly "differs from what was shown") · ``reset:<key>`` reset to default ·
+``secret:<key>`` + ``new:<key>`` the secret's keep / replace / clear and its new value, read as one
+widget.
+
+The values' rules (numbers, JSON, patterns, ``required_unless``, ``when``) stay in
+provider_schemas: the planner checks them once, for the form and the API alike, and its errors are
+shown on these forms' fields. A form only rejects what is about its own controls ("Replace" chosen
+with an empty box).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+SECRET_ACTIONS = ("keep", "replace", "clear")
+
+
+def last_value(data: Mapping[str, Any], name: str) -> str | None:
+    """The last value posted under ``name`` (a checkbox after its hidden "false" twin)."""
+    getlist = getattr(data, "getlist", None)
+    if getlist is not None:
+        items = getlist(name)
+        return items[-1] if items else None
+    value = data.get(name)
+    if isinstance(value, list):
+        return value[-1] if value else None
+    return value
+
+
+# --- widgets: how a value is read from the post -------------------------------------------------
+
+
+class PostedValue(forms.Widget):
+    """The last value posted under the name, or None when the control was not posted (disabled,
+    or not on this page: such a field is left alone)."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        return last_value(data, name)
+
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+        return last_value(data, name) is None
+
+
+class TextValue(PostedValue, forms.TextInput):
+    pass
+
+
+class MultilineValue(PostedValue, forms.Textarea):
+    pass
+
+
+class SelectValue(PostedValue, forms.Select):
+    pass
+
+
+class SwitchValue(PostedValue, forms.CheckboxInput):
+    """A switch posts "true" after a hidden "false": the last one is the value."""
+
+
+class HiddenValue(PostedValue, forms.HiddenInput):
+    pass
+
+
+class SecretWidget(forms.MultiWidget):
+    """Keep / replace / clear and the new value, as one widget (``secret:<key>``, ``new:<key>``)."""
+
+    def __init__(self) -> None:
+        super().__init__(widgets=[forms.RadioSelect(choices=[(a, a) for a in SECRET_ACTIONS]),
+                                  forms.PasswordInput()])
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[str | None]:
+        return [last_value(data, f"secret:{name}"), last_value(data, f"new:{name}")]
+
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+        return False
+
+    def decompress(self, value: Any) -> list[Any]:
+        return list(value) if value else ["keep", ""]
+
+
+# --- fields: one class per kind -------------------------------------------------------------------
+
+
+class DeclaredValue(forms.Field):
+    """A declared non-secret value, as typed (never stripped: the engine decides what blank means).
+
+    ``o:<key>`` is the hidden initial; a value posted without it (the review page re-posts only
+    the changed values) counts as changed."""
+
+    widget = TextValue
+    hidden_widget = HiddenValue
+
+    def __init__(self, *, kind: str, **kwargs: Any) -> None:
+        self.kind = kind
+        super().__init__(required=False, show_hidden_initial=True, **kwargs)
+
+    def to_python(self, value: Any) -> str | None:
+        return None if value is None else str(value)
+
+    def has_changed(self, initial: Any, data: Any) -> bool:
+        if data is None:
+            return False
+        return initial is None or initial != data
+
+
+class DeclaredBool(DeclaredValue):
+    widget = SwitchValue
+
+
+class DeclaredChoice(DeclaredValue):
+    widget = SelectValue
+
+
+class DeclaredJson(DeclaredValue):
+    widget = MultilineValue
+
+
+class SecretChoice(forms.Field):
+    """The secret's action and new value: ``(action, new)``. Typing a new value means "replace"
+    (without JavaScript the box is always there)."""
+
+    widget = SecretWidget
+    default_error_messages = {
+        "missing_new": _("Enter the new value, or choose “Keep current value”."),
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(required=False, **kwargs)
+
+    def to_python(self, value: Any) -> tuple[str, str]:
+        action, new = [*list(value or ()), None, None][:2]
+        action = action if action in SECRET_ACTIONS else "keep"
+        new = new or ""
+        if action == "keep" and new.strip():
+            action = "replace"
+        return action, new
+
+    def validate(self, value: tuple[str, str]) -> None:
+        action, new = value
+        if action == "replace" and not new.strip():
+            raise forms.ValidationError(self.error_messages["missing_new"], code="missing_new")
+
+
+FIELD_CLASSES: dict[str, type[DeclaredValue]] = {
+    "bool": DeclaredBool,
+    "select": DeclaredChoice,
+    "json": DeclaredJson,
+    "text": DeclaredValue,
+    "number": DeclaredValue,
+}
+
+
+# --- the provider form ----------------------------------------------------------------------------
+
+
+@dataclass
+class Submission:
+    """What the user asked for, field by field (what provider_schemas plans and saves)."""
+
+    values: dict[str, Any] = field(default_factory=dict)  # changed non-secrets and new secrets
+    clear: list[str] = field(default_factory=list)
+    edited: dict[str, str] = field(default_factory=dict)  # every non-secret value as typed
+    secret_actions: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # form-control problems (not value rules)
+
+    @property
+    def secret_values(self) -> dict[str, str]:
+        return {k: v for k, v in self.values.items() if self.secret_actions.get(k) == "replace"}
+
+    @property
+    def plain_values(self) -> dict[str, Any]:
+        return {k: v for k, v in self.values.items() if k not in self.secret_actions}
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.values and not self.clear
+
+
+class DeclaredForm(forms.Form):
+    """Base of the generated forms: field ``<key>`` posts as ``v:<key>`` with ``o:<key>`` as its
+    hidden initial; secrets and the reset boxes post under their own names."""
+
+    value_prefix = "v:"
+    initial_prefix = "o:"
+
+    def add_prefix(self, field_name: str) -> str:
+        if isinstance(self.fields.get(field_name), DeclaredValue):
+            return f"{self.value_prefix}{field_name}"
+        return field_name
+
+    def add_initial_prefix(self, field_name: str) -> str:
+        return f"{self.initial_prefix}{field_name}"
+
+
+class ProviderForm(DeclaredForm):
+    secret_keys: tuple[str, ...] = ()
+    value_keys: tuple[str, ...] = ()
+
+    def submission(self) -> Submission:
+        """The form's reading, for provider_schemas: changed values, cleared keys, secret actions,
+        and the form's own errors (the planner checks the values)."""
+        self.is_valid()
+        sub = Submission()
+        for key in self.secret_keys:
+            bound = self[key]
+            action, new = bound.field.to_python(bound.data)
+            sub.secret_actions[key] = action
+            if key in self.errors:
+                sub.errors[key] = str(self.errors[key][0])
+            elif action == "replace":
+                sub.values[key] = new
+            elif action == "clear":
+                sub.clear.append(key)
+        changed = set(self.changed_data)
+        for key in self.value_keys:
+            value = self[key].data
+            if value is None:
+                continue  # not part of this post (or a disabled control)
+            sub.edited[key] = value
+            if self.cleaned_data.get(f"reset:{key}"):
+                sub.clear.append(key)
+            elif key in changed:
+                sub.values[key] = value
+        return sub
+
+
+def provider_form_class(field_states: Sequence[Any]) -> type[ProviderForm]:
+    """A form class for a provider's editable fields (provider_schemas FieldStates, declaration
+    order); read-only fields are not part of it."""
+    attrs: dict[str, Any] = {}
+    secret_keys: list[str] = []
+    value_keys: list[str] = []
+    for state in field_states:
+        if getattr(state, "read_only_reason", None):
+            continue
+        if state.kind == "secret":
+            attrs[state.key] = SecretChoice()
+            secret_keys.append(state.key)
+            continue
+        attrs[state.key] = FIELD_CLASSES.get(state.kind, DeclaredValue)(kind=state.kind)
+        attrs[f"reset:{state.key}"] = forms.BooleanField(required=False)
+        value_keys.append(state.key)
+    attrs["secret_keys"] = tuple(secret_keys)
+    attrs["value_keys"] = tuple(value_keys)
+    return type("ProviderForm", (ProviderForm,), attrs)
+
+
+def parse_submission(field_states: Sequence[Any], data: Mapping[str, Any]) -> Submission:
+    """Posted data as a submission, through the provider's generated form."""
+    return provider_form_class(field_states)(data=data).submission()
+
+
+# --- the memory settings form ---------------------------------------------------------------------
+
+
+class SettingsForm(DeclaredForm):
+    def changes(self) -> tuple[dict[str, str], dict[str, str]]:
+        """``(changed, edited)``: keys whose posted value differs from the rendered one, and every
+        posted value (to show again after an error)."""
+        self.is_valid()
+        edited = {key: self[key].data for key in self.fields if self[key].data is not None}
+        changed = {key: edited[key] for key in self.changed_data if key in edited}
+        return changed, edited
+
+
+def settings_form_class(specs: Iterable[Any]) -> type[SettingsForm]:
+    """A form class for the ``memory:`` settings (``forms.settings.SETTINGS``)."""
+    attrs = {spec.key: FIELD_CLASSES.get(spec.kind, DeclaredValue)(kind=spec.kind, label=spec.label)
+             for spec in specs}
+    return type("SettingsForm", (SettingsForm,), attrs)
