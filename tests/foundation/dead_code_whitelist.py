@@ -17,9 +17,17 @@ hooks.process_exception
 hooks.RedactSecretsFilter
 hooks.DropNotFoundFilter
 hooks.navigation
-# Form hooks: clean_<field> and ChoiceField.valid_value are called by django.forms.
+# Form hooks: clean_<field>, ChoiceField.valid_value and the widget/field/form overrides of the
+# generated forms (admin_panel/forms/declared.py) are called by django.forms.
 hooks.clean_content
 hooks.valid_value
+hooks.value_from_datadict
+hooks.value_omitted_from_data
+hooks.decompress
+hooks.has_changed
+hooks.validate
+hooks.add_prefix
+hooks.add_initial_prefix
 # The session engine's overrides of Django's SessionStore.
 hooks.acache_key
 hooks._get_session_from_db
