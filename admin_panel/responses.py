@@ -1,6 +1,7 @@
 """The one place that turns a write's outcome (``admin_panel.services.outcomes``) or an engine
-error into an answer: the status and words of a failure, the JSON of api.md B5, and the page a
-provider form shows. Views call these and nothing else for a failed write.
+error into an answer: the status and words of a failure, the JSON of docs/api.md §Saving a
+provider's config, and the page a provider form shows. Views call these and nothing else for a
+failed write.
 """
 
 from __future__ import annotations
@@ -64,7 +65,7 @@ def failure_text(outcome: Outcome) -> tuple[int, str]:
     return failure(exc, home=home)
 
 
-# --- JSON (api.md B5) ------------------------------------------------------------------------------
+# --- JSON (docs/api.md §Saving a provider's config) ------------------------------------------------
 
 
 def api_outcome(outcome: Outcome, *, name: str) -> HttpResponse:
