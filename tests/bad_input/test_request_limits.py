@@ -5,6 +5,8 @@ walks the URL resolver, so a route added later is covered without editing this f
 from __future__ import annotations
 
 import pytest
+from django.core.signals import request_finished
+from django.db import close_old_connections
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from tests.bad_input.helpers import api_put, assert_refused, assert_unchanged, snapshot
@@ -57,6 +59,18 @@ def test_the_sweep_sees_the_routes_that_read_numbers():
         assert route in ROUTES
 
 
+def _end_stream(response) -> None:
+    """End an event stream (it never ends by itself) as Django's test client ends a whole answer:
+    without the request_finished handler, which would close the test's database connection."""
+    if not response.streaming:
+        return  # the test client has closed it already
+    request_finished.disconnect(close_old_connections)
+    try:
+        response.close()
+    finally:
+        request_finished.connect(close_old_connections)
+
+
 @pytest.mark.parametrize("route", ROUTES)
 def test_no_route_answers_hostile_query_values_with_a_server_error(owner_client, home, route):
     fx.build(home)
@@ -67,7 +81,7 @@ def test_no_route_answers_hostile_query_values_with_a_server_error(owner_client,
         for names, fixed in ((NUMBER_PARAMS, ""), (NUMBER_PARAMS + OTHER_PARAMS, ""), (NUMBER_PARAMS, "q=docker&")):
             query = fixed + "&".join(f"{name}={value}" for name in names)
             response = owner_client.get(f"{route}?{query}")
-            response.close()
+            _end_stream(response)
             if response.status_code >= 500:
                 failures.append((query[:60], response.status_code))
 
