@@ -26,4 +26,5 @@ urlpatterns = [
     path("", include("admin_panel.routes.sessions")),
     path("", include("admin_panel.routes.accounts")),
     path("", include("admin_panel.routes.profiles")),
+    path("", include("admin_panel.routes.contents")),
 ]

@@ -1,0 +1,64 @@
+"""Writes to an external provider's own store (delete, undo, bulk clean-up), each audited.
+
+The audit row never carries a secret: the fact's text is stored masked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from admin_panel.models import AuditEntry
+from admin_panel.selectors.provider_contents import secret_masker, source
+from admin_panel.services.audit import record
+from memory_core.external.base import ContentsError, Item, Removed
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def _audit(*, user: User, home: Path, name: str, action: str, item: Item, summary: str) -> None:
+    masked = secret_masker(home=home).mask(item.text)
+    record(user=user, channel=AuditEntry.Channel.PANEL, home=home, kind=AuditEntry.Kind.MEMORY_ENTRY,
+           provider=name, summary=summary,
+           details={"action": action, "target": name, "item_id": item.id, "group": item.group, "content": masked})
+
+
+def delete_item(*, home: Path, user: User, name: str, item_id: str) -> Removed:
+    store = source(home=home, name=name)
+    if store is None:
+        raise ContentsError("This provider's store cannot be changed here.", code="unreachable")
+    removed = store.delete(item_id)
+    _audit(user=user, home=home, name=name, action="delete", item=removed.item,
+           summary=f"Deleted item {removed.item.id} from {name}")
+    return removed
+
+
+def restore_item(*, home: Path, user: User, name: str, undo: Mapping[str, Any]) -> Item:
+    store = source(home=home, name=name)
+    if store is None:
+        raise ContentsError("This provider's store cannot be changed here.", code="unreachable")
+    item = store.restore(undo)
+    _audit(user=user, home=home, name=name, action="restore", item=item,
+           summary=f"Restored item {item.id} in {name}")
+    return item
+
+
+@dataclass
+class BulkOutcome:
+    removed: list[Removed] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (item id, why)
+
+
+def delete_items(*, home: Path, user: User, name: str, item_ids: list[str]) -> BulkOutcome:
+    """Each item on its own: one that is gone or refused is reported and the rest still go."""
+    outcome = BulkOutcome()
+    for item_id in item_ids:
+        try:
+            outcome.removed.append(delete_item(home=home, user=user, name=name, item_id=item_id))
+        except ContentsError as exc:
+            outcome.failed.append((item_id, exc.message))
+    return outcome
