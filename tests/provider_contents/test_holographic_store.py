@@ -37,7 +37,7 @@ def test_it_reads_the_db_path_from_config_with_hermes_home_expanded(tmp_path):
 def test_it_lists_newest_first_with_entities_and_filters(db):
     store = HolographicStore(home=db.parent)
     page = store.list(Query())
-    assert [i.text for i in page.items][0] == "the staging host is kestrel"
+    assert page.items[0].text == "the staging host is kestrel"
     assert page.total == 4
     by_text = {i.text: i for i in page.items}
     assert by_text["Alice Smith deploys with Docker Compose"].details["entities"] == ["Alice Smith", "Docker Compose"]
