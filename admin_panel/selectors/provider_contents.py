@@ -68,7 +68,7 @@ class ContentsPage:
 
     @property
     def next_page(self) -> int | None:
-        return self.query.page + 1 if self.page is not None and self.query.page < self.page.page_count else None
+        return self.query.page + 1 if self.page is not None and self.page.has_next else None
 
 
 def builtin_entries(*, home: Path) -> dict[str, list[str]]:

@@ -57,12 +57,18 @@ class Item:
 @dataclass(frozen=True)
 class Page:
     items: Sequence[Item]
-    total: int
+    total: int  # exact unless ``capped``: then "more than total"
     query: Query
+    capped: bool = False
+    more_after: bool = False  # when capped: whether a page follows this one
 
     @property
     def page_count(self) -> int:
         return max(1, -(-self.total // self.query.per_page))
+
+    @property
+    def has_next(self) -> bool:
+        return self.more_after if self.capped else self.query.page < self.page_count
 
 
 @dataclass(frozen=True)

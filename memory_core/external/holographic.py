@@ -41,6 +41,7 @@ _FACT_COLUMNS = ("fact_id", "content", "category", "tags", "trust_score", "retri
                  "created_at", "updated_at")
 _TOKEN = re.compile(r"\w+", re.UNICODE)
 _IMMUTABLE_TRIES = 3
+COUNT_CAP = 1000
 T = TypeVar("T")
 
 
@@ -210,8 +211,12 @@ class HolographicStore:
             return {"category": []}
 
         def work(conn: sqlite3.Connection) -> Mapping[str, Sequence[str]]:
-            rows = conn.execute("SELECT DISTINCT category FROM facts ORDER BY category").fetchall()
-            return {"category": [r[0] for r in rows if r[0] is not None]}
+            # One index probe per category (a skip scan), not a walk over every fact.
+            rows = conn.execute(
+                "WITH RECURSIVE c(x) AS (SELECT MIN(category) FROM facts UNION ALL"
+                " SELECT (SELECT MIN(category) FROM facts WHERE category > c.x) FROM c WHERE c.x IS NOT NULL)"
+                " SELECT x FROM c WHERE x IS NOT NULL").fetchall()
+            return {"category": [r[0] for r in rows]}
 
         return self._read(work)
 
@@ -232,8 +237,8 @@ class HolographicStore:
             params.append(max_trust)
         entity = (query.filters.get("entity") or "").strip()
         if entity:
-            where.append("f.fact_id IN (SELECT fe.fact_id FROM fact_entities fe JOIN entities e"
-                         " ON e.entity_id = fe.entity_id WHERE e.name = ? COLLATE NOCASE)")
+            where.append("EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.fact_id = f.fact_id AND fe.entity_id IN"
+                         " (SELECT entity_id FROM entities WHERE name = ? COLLATE NOCASE))")
             params.append(entity)
         search = query.search.strip()
         match = _fts_query(search)
@@ -242,20 +247,36 @@ class HolographicStore:
             clauses = list(where)
             args = list(params)
             source = "facts f"
+            order = "f.fact_id DESC"
             if search and use_fts and match:
                 source = "facts_fts JOIN facts f ON f.fact_id = facts_fts.rowid"
                 clauses.append("facts_fts MATCH ?")
                 args.append(match)
+                order = "facts_fts.rowid DESC"  # FTS5 walks its rowids backwards: no sort of every hit
             elif search:
                 clauses.append("f.content LIKE ? ESCAPE '\\'")
                 args.append("%" + _like_escape(search) + "%")
             sql_where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-            total = conn.execute(f"SELECT COUNT(*) FROM {source}{sql_where}", args).fetchone()[0]  # noqa: S608
+            # Counting stops past COUNT_CAP: a word in a third of 100,000 facts need not be counted exactly.
+            capping = bool(search or entity or min_trust is not None or max_trust is not None)
+            if capping:
+                total = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {source}{sql_where} LIMIT ?)",  # noqa: S608
+                                     [*args, COUNT_CAP + 1]).fetchone()[0]
+            else:  # the whole table or one category (indexed): exact and cheap
+                total = conn.execute(f"SELECT COUNT(*) FROM {source}{sql_where}", args).fetchone()[0]  # noqa: S608
             rows = conn.execute(
                 f"SELECT {', '.join('f.' + c for c in _FACT_COLUMNS)} FROM {source}{sql_where}"  # noqa: S608
-                " ORDER BY f.fact_id DESC LIMIT ? OFFSET ?", [*args, query.per_page, query.offset]).fetchall()
+                f" ORDER BY {order} LIMIT ? OFFSET ?", [*args, query.per_page, query.offset]).fetchall()
             entities = _entities_of(conn, [r[0] for r in rows])
-            return Page(items=[_item(r, entities.get(r[0], [])) for r in rows], total=int(total), query=query)
+            more = capping and total > COUNT_CAP
+            if more and len(rows) == query.per_page:
+                more_after = conn.execute(f"SELECT 1 FROM {source}{sql_where} LIMIT 1 OFFSET ?",  # noqa: S608
+                                          [*args, query.offset + query.per_page]).fetchone() is not None
+            else:
+                more_after = False
+            items = [_item(r, entities.get(r[0], [])) for r in rows]
+            return Page(items=items, total=min(int(total), COUNT_CAP) if more else int(total), query=query,
+                        capped=more, more_after=more_after)
 
         def work(conn: sqlite3.Connection) -> Page:
             try:
