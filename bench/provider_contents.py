@@ -28,7 +28,8 @@ sys.path.insert(0, str(REPO))
 
 from tests.provider_contents import store as plugin  # noqa: E402
 
-WORDS = ["deploy", "docker", "kestrel", "staging", "tabs", "review", "python", "rust", "postgres", "redis", "nginx", "backup", "cron", "alert", "invoice", "travel", "birthday", "coffee", "guitar", "garden"]
+WORDS = ["deploy", "docker", "kestrel", "staging", "tabs", "review", "python", "rust", "postgres", "redis",
+         "nginx", "backup", "cron", "alert", "invoice", "travel", "birthday", "coffee", "guitar", "garden"]
 PEOPLE = ("Ada Lovelace", "Grace Hopper", "Alan Turing", "Barbara Liskov", "Edsger Dijkstra", "Donald Knuth")
 
 
