@@ -27,11 +27,11 @@ def _audit(*, user: User, home: Path, name: str, action: str, item: Item, summar
            details={"action": action, "target": name, "item_id": item.id, "group": item.group, "content": masked})
 
 
-def delete_item(*, home: Path, user: User, name: str, item_id: str) -> Removed:
+def delete_item(*, home: Path, user: User, name: str, item_id: str, expected: str | None = None) -> Removed:
     store = source(home=home, name=name)
     if store is None:
         raise ContentsError("This provider's store cannot be changed here.", code="unreachable")
-    removed = store.delete(item_id)
+    removed = store.delete(item_id, expected=expected)
     _audit(user=user, home=home, name=name, action="delete", item=removed.item,
            summary=f"Deleted item {removed.item.id} from {name}")
     return removed

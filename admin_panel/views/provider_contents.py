@@ -20,7 +20,7 @@ from admin_panel.home import current_home
 from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
 from admin_panel.selectors import provider_contents as selectors
 from admin_panel.services import provider_contents as services
-from memory_core.external.base import UNREACHABLE, ContentsError, NotFound
+from memory_core.external.base import UNREACHABLE, ContentsError, Item, NotFound
 
 UNDO_SESSION_KEY = "contents_undo"
 UNDO_SECONDS = 15 * 60
@@ -42,8 +42,15 @@ def _error_text(exc: ContentsError) -> str:
         "clash": _("Another item already holds this number or this text; nothing was restored."),
         "stale": _("This undo no longer applies."),
         "unreachable": _("This provider's store cannot be read from here."),
+        "changed": _("It changed since you opened it; nothing was deleted. Here it is as it is now."),
+        "unwritable": _("The provider's store could not be changed (permissions or a full disk)."),
     }
     return str(texts.get(exc.code, _("The provider's store could not be read.")))
+
+
+def _label(item: Item) -> str:
+    path = item.details.get("path")
+    return str(path) if path else _("fact %(id)s") % {"id": item.id}
 
 
 def _undo_offer(request: HttpRequest, name: str) -> dict[str, Any] | None:
@@ -117,14 +124,18 @@ def contents_delete(request: HttpRequest, name: str, item_id: str) -> HttpRespon
             return redirect(back)
         return render(request, "contents/delete_confirm.html", {"name": name, "s": shown})
     try:
-        removed = services.delete_item(home=home, user=request.user, name=name, item_id=item_id)
+        removed = services.delete_item(home=home, user=request.user, name=name, item_id=item_id,
+                                       expected=request.POST.get("version") or None)
     except ContentsError as exc:
         messages.error(request, _error_text(exc))
+        if exc.code == "changed":
+            return redirect(reverse("provider_contents_item", args=[name, item_id]))
         return redirect(back)
     if removed.undo is not None:
-        request.session[UNDO_SESSION_KEY] = {"at": time.time(), "name": name, "item": removed.item.id,
+        request.session[UNDO_SESSION_KEY] = {"at": time.time(), "name": name, "item": _label(removed.item),
                                              "undo": dict(removed.undo)}
-    messages.success(request, _("Deleted item %(id)s from %(provider)s.") % {"id": removed.item.id, "provider": name})
+    messages.success(request, _("Deleted %(what)s from %(provider)s.") % {"what": _label(removed.item),
+                                                                          "provider": name})
     return redirect(back)
 
 
@@ -144,7 +155,7 @@ def contents_undo(request: HttpRequest, name: str) -> HttpResponse:
     except ContentsError as exc:
         messages.error(request, _error_text(exc))
         return redirect(back)
-    messages.success(request, _("Restored item %(id)s in %(provider)s.") % {"id": item.id, "provider": name})
+    messages.success(request, _("Restored %(what)s in %(provider)s.") % {"what": _label(item), "provider": name})
     return redirect(back)
 
 

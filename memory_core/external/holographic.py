@@ -16,6 +16,7 @@ Facts the code relies on are in docs/provider_contents.md. In short:
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 import re
@@ -350,13 +351,16 @@ class HolographicStore:
 
     # -- writes --
 
-    def delete(self, item_id: str) -> Removed:
+    def delete(self, item_id: str, *, expected: str | None = None) -> Removed:
+        """``expected``: the ``version`` the person saw; a fact changed since is not deleted."""
         fact_id = _fact_id(item_id)
         with self._write() as conn:
             row = conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)}, hrr_vector FROM facts"  # noqa: S608
                                " WHERE fact_id = ?", (fact_id,)).fetchone()
             if row is None:
                 raise NotFound()
+            if expected is not None and expected != _version(tuple(row)[:len(_FACT_COLUMNS)]):
+                raise ContentsError("The fact changed since you opened it; nothing was deleted.", code="changed")
             linked = conn.execute(
                 "SELECT e.entity_id, e.name, e.entity_type, e.aliases, e.created_at FROM fact_entities fe"
                 " JOIN entities e ON e.entity_id = fe.entity_id WHERE fe.fact_id = ? ORDER BY e.entity_id",
@@ -465,7 +469,15 @@ def _entities_of(conn: sqlite3.Connection, fact_ids: Sequence[int]) -> dict[int,
     return found
 
 
+def _version(row: Sequence[Any]) -> str:
+    """What the person saw of a fact (text, category, tags, trust, update time); counters excluded:
+    the agent bumps them on every recall."""
+    values = dict(zip(_FACT_COLUMNS, row, strict=False))
+    seen = [values[k] for k in ("content", "category", "tags", "trust_score", "updated_at")]
+    return hashlib.sha256(repr(seen).encode()).hexdigest()[:16]
+
+
 def _item(row: Sequence[Any], entities: list[str]) -> Item:
     values = dict(zip(_FACT_COLUMNS, row, strict=False))
     return Item(id=str(values["fact_id"]), text=values["content"] or "", group=values["category"] or "",
-                details={**values, "entities": entities})
+                details={**values, "entities": entities, "version": _version(row)})

@@ -59,7 +59,7 @@ def test_it_deletes_after_confirmation_audits_and_undoes(owner_client, facts):
     entry = AuditEntry.objects.get()
     assert entry.provider == "holographic" and entry.details["action"] == "delete" and entry.details["item_id"] == "2"
     page = owner_client.get("/contents/holographic/").content.decode()
-    assert "Item 2 was deleted." in page
+    assert "Deleted: fact 2." in page
     owner_client.post("/contents/holographic/undo/")
     assert plugin.dump(facts)["facts"] == before["facts"]
     assert AuditEntry.objects.filter(details__action="restore").count() == 1
