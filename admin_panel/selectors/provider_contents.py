@@ -141,3 +141,29 @@ def fingerprint(*, home: Path, name: str) -> str:
         except OSError:
             digest.update(f"{path}:-|".encode())
     return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class EntryCopy:
+    """A built-in entry's copy in the active provider's store."""
+
+    provider: str
+    item_id: str
+    version: str
+    label: str  # "fact 42" / "ops/deploy/x.md" (the caller translates "fact")
+    url: str = ""
+
+
+def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[str, str], EntryCopy]:
+    """(target, entry text) → its copy in the active provider, when that provider's store can be read.
+    A store that cannot be read right now shows no copies rather than failing the memory page."""
+    name = active_provider(home=home)
+    store = source(home=home, name=name) if name in BROWSABLE else None
+    if store is None or not store.exists():
+        return {}
+    try:
+        found = store.mirrors(entries)
+    except ContentsError:
+        return {}
+    return {key: EntryCopy(provider=name, item_id=item.id, version=str(item.details.get("version", "")),
+                           label=str(item.details.get("path") or item.id)) for key, item in found.items()}

@@ -62,3 +62,24 @@ def delete_items(*, home: Path, user: User, name: str, item_ids: list[str]) -> B
         except ContentsError as exc:
             outcome.failed.append((item_id, exc.message))
     return outcome
+
+
+@dataclass
+class CopyOutcome:
+    copy: Any
+    removed: bool
+    why: str = ""  # ContentsError code when not removed
+
+
+def remove_copies(*, home: Path, user: User, copies: list[Any]) -> list[CopyOutcome]:
+    """The copies of entries the panel just removed, each on its own: one that fails is reported
+    (and stays in the left-behind list), the others still go."""
+    outcomes = []
+    for copy in copies:
+        try:
+            delete_item(home=home, user=user, name=copy.provider, item_id=copy.item_id, expected=copy.version or None)
+        except ContentsError as exc:
+            outcomes.append(CopyOutcome(copy=copy, removed=False, why=exc.code))
+        else:
+            outcomes.append(CopyOutcome(copy=copy, removed=True))
+    return outcomes
