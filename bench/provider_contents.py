@@ -135,6 +135,8 @@ def main() -> None:
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     n = args.requests
     url = "/contents/holographic/"
+    measure("GET /contents/mem0/ (same page frame, no store: the baseline)", lambda i: client.get(
+        "/contents/mem0/"), n)
     measure("GET list, first page", lambda i: client.get(url), n)
     measure("GET list, page 2000", lambda i: client.get(url, {"page": 2000}), n)
     measure("GET list, category=project & trust ≥ 0.5", lambda i: client.get(

@@ -5,6 +5,7 @@ from django.urls import URLPattern, path
 from admin_panel.views import provider_contents as views
 
 urlpatterns: list[URLPattern] = [
+    path("", views.contents_index, name="provider_contents_index"),
     path("<str:name>/", views.contents_page, name="provider_contents"),
     path("<str:name>/events/", views.contents_events, name="provider_contents_events"),
     path("<str:name>/left-behind/", views.contents_left_behind, name="provider_contents_left_behind"),

@@ -167,3 +167,21 @@ def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[
         return {}
     return {key: EntryCopy(provider=name, item_id=item.id, version=str(item.details.get("version", "")),
                            label=str(item.details.get("path") or item.id)) for key, item in found.items()}
+
+
+@dataclass(frozen=True)
+class ProviderRow:
+    name: str
+    active: bool
+    browsable: bool
+    has_store: bool
+
+
+def overview(*, home: Path) -> list[ProviderRow]:
+    active = active_provider(home=home)
+    rows = []
+    for name in KNOWN:
+        store = source(home=home, name=name)
+        rows.append(ProviderRow(name=name, active=name == active, browsable=store is not None,
+                                has_store=store is not None and store.exists()))
+    return sorted(rows, key=lambda r: (not r.active, not r.browsable, r.name))

@@ -32,6 +32,10 @@ def _known_or_404(name: str) -> str:
     return name
 
 
+def _unreachable(request: HttpRequest, name: str) -> HttpResponse:
+    return render(request, "contents/unreachable.html", {"name": name, "why": _(UNREACHABLE[name])})
+
+
 def _error_text(exc: ContentsError) -> str:
     texts = {
         "missing": _("There is no store for this provider yet: the agent has not stored anything in it."),
@@ -62,12 +66,20 @@ def _undo_offer(request: HttpRequest, name: str) -> dict[str, Any] | None:
 
 @require_GET
 @viewer_required
+def contents_index(request: HttpRequest) -> HttpResponse:
+    """Every provider: whether the panel can show what it remembers, and the active one first."""
+    home = current_home()
+    return render(request, "contents/index.html", {"providers": selectors.overview(home=home)})
+
+
+@require_GET
+@viewer_required
 @vary_on_headers("HX-Request")
 def contents_page(request: HttpRequest, name: str) -> HttpResponse:
     home = current_home()
     _known_or_404(name)
     if name in UNREACHABLE:
-        return render(request, "contents/unreachable.html", {"name": name, "why": UNREACHABLE[name]})
+        return _unreachable(request, name)
     query = selectors.query_from(request.GET)
     live = selectors.fingerprint(home=home, name=name)
     page = selectors.contents_page(home=home, name=name, query=query)
@@ -98,6 +110,8 @@ def contents_events(request: HttpRequest, name: str) -> HttpResponse:
 def contents_item(request: HttpRequest, name: str, item_id: str) -> HttpResponse:
     home = current_home()
     _known_or_404(name)
+    if name in UNREACHABLE:
+        return _unreachable(request, name)
     try:
         shown = selectors.item_detail(home=home, name=name, item_id=item_id)
     except NotFound:
@@ -113,6 +127,8 @@ def contents_delete(request: HttpRequest, name: str, item_id: str) -> HttpRespon
     """GET: exactly what will go, and what goes with it. POST: delete it (undo offered)."""
     home = current_home()
     _known_or_404(name)
+    if name in UNREACHABLE:
+        return _unreachable(request, name)
     back = reverse("provider_contents", args=[name])
     if request.method == "GET":
         try:
@@ -165,9 +181,11 @@ def contents_left_behind(request: HttpRequest, name: str) -> HttpResponse:
     """Copies whose built-in entry is gone; admins remove the ones they tick (all ticked at first)."""
     home = current_home()
     _known_or_404(name)
+    if request.method == "POST" and not can_change(request.user):
+        return render(request, "errors/forbidden.html", status=403)
+    if name in UNREACHABLE:
+        return _unreachable(request, name)
     if request.method == "POST":
-        if not can_change(request.user):
-            return render(request, "errors/forbidden.html", status=403)
         ids = [i for i in request.POST.getlist("item") if i.isdigit()][:1000]
         if not ids:
             messages.warning(request, _("Nothing was selected."))

@@ -147,3 +147,24 @@ def test_it_loses_no_write_of_an_agent_writing_during_lists_searches_and_deletes
     assert check.execute("SELECT COUNT(*) FROM fact_entities WHERE fact_id NOT IN (SELECT fact_id FROM facts)"
                          " OR entity_id NOT IN (SELECT entity_id FROM entities)").fetchone()[0] == 0
     check.close()
+
+
+def test_it_links_the_contents_from_the_navigation_with_the_active_provider_first(viewer_client, facts):
+    assert "/contents/" in [item["url"] for item in viewer_client.get("/").context["nav_items"]]
+    page = viewer_client.get("/contents/").content.decode()
+    assert page.index("/contents/holographic/") < page.index("/contents/byterover/") < page.index("/contents/mem0/")
+    assert "store found" in page
+
+
+def test_it_masks_stored_secrets_in_facts_and_in_the_audit_log(owner_client, facts, home):
+    (home / ".env").write_text("OPENAI_API_KEY=sk-live-0123456789abcdefXYZ\n")
+    conn = plugin.connect(facts)
+    fact_id = plugin.add_fact(conn, "the key is sk-live-0123456789abcdefXYZ for prod")
+    conn.close()
+    for url in ("/contents/holographic/", f"/contents/holographic/{fact_id}/", "/contents/holographic/left-behind/",
+                f"/contents/holographic/{fact_id}/delete/"):
+        page = owner_client.get(url).content.decode()
+        assert "sk-live-0123456789abcdefXYZ" not in page and "[secret: OPENAI_API_KEY]" in page, url
+    owner_client.post(f"/contents/holographic/{fact_id}/delete/")
+    entry = AuditEntry.objects.get()
+    assert "sk-live" not in str(entry.details) and "sk-live" not in entry.summary
