@@ -116,12 +116,17 @@ def item_detail(*, home: Path, name: str, item_id: str) -> ShownItem:
     return _shown(home, [item], {item.id: mirror} if mirror else None)[0]
 
 
-def left_behind(*, home: Path, name: str) -> list[ShownItem]:
-    """Copies in the mirror categories whose built-in entry is gone."""
+LEFT_BEHIND_SHOWN = 200
+
+
+def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool]:
+    """Copies in the mirror categories whose built-in entry is gone: the first LEFT_BEHIND_SHOWN,
+    and whether there are more (cleaning those up shows the next ones)."""
     store = source(home=home, name=name)
     if store is None or not store.exists():
-        return []
-    return _shown(home, store.copies_without_entry(builtin_entries(home=home)))
+        return [], False
+    items = store.copies_without_entry(builtin_entries(home=home), limit=LEFT_BEHIND_SHOWN + 1)
+    return _shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN
 
 
 def watched_paths(*, home: Path, name: str) -> list[str]:

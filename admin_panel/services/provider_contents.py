@@ -55,13 +55,14 @@ class BulkOutcome:
 
 def delete_items(*, home: Path, user: User, name: str, item_ids: list[str]) -> BulkOutcome:
     """Each item on its own: one that is gone or refused is reported and the rest still go."""
-    outcome = BulkOutcome()
-    for item_id in item_ids:
-        try:
-            outcome.removed.append(delete_item(home=home, user=user, name=name, item_id=item_id))
-        except ContentsError as exc:
-            outcome.failed.append((item_id, exc.message))
-    return outcome
+    store = source(home=home, name=name)
+    if store is None:
+        raise ContentsError("This provider's store cannot be changed here.", code="unreachable")
+    removed, failed = store.delete_many(item_ids)
+    for item in removed:
+        _audit(user=user, home=home, name=name, action="delete", item=item.item,
+               summary=f"Deleted item {item.item.id} from {name} (copies left behind)")
+    return BulkOutcome(removed=removed, failed=[(item_id, exc.message) for item_id, exc in failed])
 
 
 @dataclass

@@ -170,9 +170,19 @@ class ByteroverTree:
                     found[(target, text)] = hit
         return found
 
-    def copies_without_entry(self, entries: Mapping[str, Sequence[str]]) -> list[Item]:
+    def copies_without_entry(self, entries: Mapping[str, Sequence[str]], *, limit: int = 500) -> list[Item]:
         """Not knowable: a curated file names no entry (see the module's docstring)."""
         return []
+
+    def delete_many(self, item_ids: Sequence[str]) -> tuple[list[Removed], list[tuple[str, ContentsError]]]:
+        removed: list[Removed] = []
+        failed: list[tuple[str, ContentsError]] = []
+        for item_id in item_ids:
+            try:
+                removed.append(self.delete(item_id))
+            except ContentsError as exc:
+                failed.append((item_id, exc))
+        return removed, failed
 
     def delete(self, item_id: str, *, expected: str | None = None) -> Removed:
         path = self._path(_relative(item_id))

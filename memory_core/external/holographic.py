@@ -91,17 +91,31 @@ def bundle(blobs: Sequence[bytes]) -> bytes:
     return struct.pack(fmt, *(math.atan2(i, r) % _TWO_PI for r, i in zip(real, imag, strict=True)))
 
 
-def rebuild_bank(conn: sqlite3.Connection, category: str) -> None:
-    """What the plugin's ``_rebuild_bank`` leaves: one ``cat:<category>`` row bundling every vector
-    of the category, or no row when none is left. Vectors of another width than the first are
-    skipped (the plugin could not bundle them either)."""
-    name = f"cat:{category}"
+def _bank_inputs(conn: sqlite3.Connection, category: str) -> list[bytes]:
     blobs = [row[0] for row in conn.execute(
         "SELECT hrr_vector FROM facts WHERE category = ? AND hrr_vector IS NOT NULL", (category,))]
     blobs = [b for b in blobs if isinstance(b, bytes) and len(b) % 8 == 0 and len(b) > 0]
-    if blobs:
-        blobs = [b for b in blobs if len(b) == len(blobs[0])]
-    if not blobs:
+    return [b for b in blobs if len(b) == len(blobs[0])] if blobs else []
+
+
+def _bank_signature(conn: sqlite3.Connection, category: str) -> tuple[Any, ...]:
+    """Which facts of the category carry a vector, and when they last changed (cheap: the index)."""
+    return tuple(conn.execute(
+        "SELECT COUNT(*), TOTAL(fact_id), MAX(updated_at), TOTAL(length(hrr_vector)) FROM facts"
+        " WHERE category = ? AND hrr_vector IS NOT NULL", (category,)).fetchone())
+
+
+def rebuild_bank(conn: sqlite3.Connection, category: str) -> None:
+    """What the plugin's ``_rebuild_bank`` leaves: one ``cat:<category>`` row bundling every vector
+    of the category, or no row when none is left. Vectors of another width than the first are
+    skipped (the plugin could not bundle them either). On the caller's connection and transaction."""
+    blobs = _bank_inputs(conn, category)
+    _write_bank(conn, category, blobs, bundle(blobs) if blobs else None)
+
+
+def _write_bank(conn: sqlite3.Connection, category: str, blobs: list[bytes], vector: bytes | None) -> None:
+    name = f"cat:{category}"
+    if vector is None:
         conn.execute("DELETE FROM memory_banks WHERE bank_name = ?", (name,))
         return
     conn.execute(
@@ -109,7 +123,7 @@ def rebuild_bank(conn: sqlite3.Connection, category: str) -> None:
         " VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP)"
         " ON CONFLICT(bank_name) DO UPDATE SET vector = excluded.vector, dim = excluded.dim,"
         " fact_count = excluded.fact_count, updated_at = excluded.updated_at",
-        (name, bundle(blobs), len(blobs[0]) // 8, len(blobs)))
+        (name, vector, len(blobs[0]) // 8, len(blobs)))
 
 
 # --- connections --------------------------------------------------------------------------------
@@ -335,7 +349,7 @@ class HolographicStore:
 
         return self._read(work)
 
-    def copies_without_entry(self, entries: Mapping[str, Sequence[str]]) -> list[Item]:
+    def copies_without_entry(self, entries: Mapping[str, Sequence[str]], *, limit: int = 500) -> list[Item]:
         """Facts in a mirror category (``general``, ``user_pref``) whose text is no current entry of
         that store. Some may be facts the agent stored on its own in those categories; the panel
         says which ones it saw in the built-in store before."""
@@ -345,15 +359,63 @@ class HolographicStore:
                    if t in CATEGORY_OF_TARGET}
 
         def work(conn: sqlite3.Connection) -> list[Item]:
-            rows = conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)} FROM facts"  # noqa: S608
-                                " WHERE category IN ('general', 'user_pref') ORDER BY fact_id").fetchall()
-            return [_item(r, []) for r in rows if r[1] not in present.get(r[2], set())]
+            found: list[Item] = []
+            for r in conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)} FROM facts"  # noqa: S608
+                                  " WHERE category IN ('general', 'user_pref') ORDER BY fact_id"):
+                if r[1] not in present.get(r[2], set()):
+                    found.append(_item(r, []))
+                    if len(found) >= limit:
+                        break
+            return found
 
         return self._read(work)
 
     # -- writes --
 
-    def delete(self, item_id: str, *, expected: str | None = None) -> Removed:
+    def rebuild_bank(self, category: str) -> None:
+        """The category's bank as the plugin would rebuild it, computed OUTSIDE the write lock (a
+        large category takes seconds without numpy, and the agent's writes wait at most 10 s):
+        vectors read from a snapshot, the bank written in a short transaction only if the
+        category's vectors are still the ones read. If the agent changed them meanwhile, its own
+        add or delete rebuilt the bank after ours, from a store that already lacked our fact."""
+        try:
+            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_SECONDS, isolation_level=None)
+        except sqlite3.Error as exc:
+            raise _classify(exc) from None
+        try:
+            conn.execute("BEGIN")
+            seen = _bank_signature(conn, category)
+            blobs = _bank_inputs(conn, category)
+            conn.execute("COMMIT")
+            vector = bundle(blobs) if blobs else None
+            conn.execute("BEGIN IMMEDIATE")
+            if _bank_signature(conn, category) != seen:
+                conn.execute("ROLLBACK")
+                return
+            _write_bank(conn, category, blobs, vector)
+            conn.execute("COMMIT")
+        except sqlite3.Error as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise _classify(exc) from None
+        finally:
+            conn.close()
+
+    def delete_many(self, item_ids: Sequence[str]) -> tuple[list[Removed], list[tuple[str, ContentsError]]]:
+        """Each fact on its own (one that is gone is reported, the rest still go); each touched
+        category's bank rebuilt once at the end, not once per fact."""
+        removed: list[Removed] = []
+        failed: list[tuple[str, ContentsError]] = []
+        for item_id in item_ids:
+            try:
+                removed.append(self.delete(item_id, rebuild=False))
+            except ContentsError as exc:
+                failed.append((item_id, exc))
+        for category in dict.fromkeys(r.item.group for r in removed):
+            self.rebuild_bank(category)
+        return removed, failed
+
+    def delete(self, item_id: str, *, expected: str | None = None, rebuild: bool = True) -> Removed:
         """``expected``: the ``version`` the person saw; a fact changed since is not deleted."""
         fact_id = _fact_id(item_id)
         with self._write() as conn:
@@ -375,7 +437,8 @@ class HolographicStore:
                 "SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT 1", (r[0],)).fetchone() is None]
             for entity in orphans:
                 conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity["entity_id"],))
-            rebuild_bank(conn, row["category"])
+        if rebuild:
+            self.rebuild_bank(row["category"])
         item = _item(row, [r[1] for r in linked])
         fact = {c: row[c] for c in _FACT_COLUMNS}
         vector = row["hrr_vector"]
@@ -424,7 +487,7 @@ class HolographicStore:
                 if conn.execute("SELECT 1 FROM entities WHERE entity_id = ?", (entity_id,)).fetchone():
                     conn.execute("INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)",
                                  (fact_id, entity_id))
-            rebuild_bank(conn, fact["category"])
+        self.rebuild_bank(fact["category"])
         return self.get(str(fact_id))
 
 

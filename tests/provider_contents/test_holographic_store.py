@@ -144,3 +144,29 @@ def test_it_bundles_like_the_circular_mean_of_the_phases():
         total = sum(cmath.exp(1j * struct.unpack("=8d", v)[k]) for v in vectors)
         expected.append(cmath.phase(total) % (2 * math.pi))
     assert struct.unpack("=8d", bundle(vectors)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_it_computes_the_bank_outside_the_write_lock_and_yields_to_an_agent_write_meanwhile(db, monkeypatch):
+    from memory_core.external import holographic
+
+    store = HolographicStore(home=db.parent)
+    real_bundle = holographic.bundle
+    held = []
+
+    def agent_writes_during_the_computation(blobs):
+        # The write lock is free while the panel computes: the agent's own add gets through now.
+        agent = plugin.connect(db)
+        agent.execute("BEGIN IMMEDIATE")
+        agent.execute("ROLLBACK")
+        plugin.add_fact(agent, "an agent fact added mid-rebuild")
+        agent.close()
+        held.append(True)
+        return real_bundle(blobs)
+
+    monkeypatch.setattr(holographic, "bundle", agent_writes_during_the_computation)
+    store.delete("4")  # general
+    monkeypatch.setattr(holographic, "bundle", real_bundle)
+    after = plugin.dump(db)
+    general = [r[-1] for r in after["facts"] if r[2] == "general"]
+    bank = next(r for r in after["memory_banks"] if r[1] == "cat:general")
+    assert held and bank[4] == len(general) == 2 and bank[2] == real_bundle(general)
