@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -32,8 +33,25 @@ def _known_or_404(name: str) -> str:
     return name
 
 
+# What each unreachable provider would need (the facts behind them: memory_core.external.base.UNREACHABLE).
+NEEDS = {
+    "mem0": gettext_lazy("mem0 keeps memories in the Mem0 cloud service; browsing them needs its API key and "
+                         "network access to api.mem0.ai, which this panel does not have."),
+    "honcho": gettext_lazy("Honcho keeps its memory on a Honcho server (the cloud service or your own deployment); "
+                           "browsing it needs that server running and reachable with its key."),
+    "openviking": gettext_lazy("OpenViking keeps its memory in an OpenViking server; browsing it needs that server "
+                               "running and reachable from the panel."),
+    "retaindb": gettext_lazy("RetainDB keeps memories in its cloud service; browsing them needs its API key and "
+                             "network access to the service."),
+    "supermemory": gettext_lazy("Supermemory keeps memories in its cloud service; browsing them needs its API key "
+                                "and network access to the service."),
+    "hindsight": gettext_lazy("Hindsight keeps memories in a Hindsight server (local hindsight-api with its embedded "
+                              "PostgreSQL, or the cloud); the panel does not talk to that server yet."),
+}
+
+
 def _unreachable(request: HttpRequest, name: str) -> HttpResponse:
-    return render(request, "contents/unreachable.html", {"name": name, "why": _(UNREACHABLE[name])})
+    return render(request, "contents/unreachable.html", {"name": name, "why": NEEDS.get(name, UNREACHABLE[name])})
 
 
 def _error_text(exc: ContentsError) -> str:
