@@ -361,7 +361,8 @@ class HolographicStore:
         def work(conn: sqlite3.Connection) -> list[Item]:
             found: list[Item] = []
             for r in conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)} FROM facts"  # noqa: S608
-                                  " WHERE category IN ('general', 'user_pref') ORDER BY fact_id"):
+                                  # "+category": walk the table in id order and stop at the limit
+                                  " WHERE +category IN ('general', 'user_pref') ORDER BY fact_id"):
                 if r[1] not in present.get(r[2], set()):
                     found.append(_item(r, []))
                     if len(found) >= limit:
@@ -433,8 +434,12 @@ class HolographicStore:
                                                    (fact_id,))]
             conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
             conn.execute("DELETE FROM facts WHERE fact_id = ?", (fact_id,))  # facts_ad drops the FTS row
-            orphans = [dict(r) for r in linked if conn.execute(
-                "SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT 1", (r[0],)).fetchone() is None]
+            # fact_entities has no index on entity_id (the plugin's schema): one pass for all of them.
+            ids = [r[0] for r in linked]
+            still_used = {r[0] for r in conn.execute(
+                f"SELECT DISTINCT entity_id FROM fact_entities WHERE entity_id IN ({','.join('?' * len(ids))})",  # noqa: S608
+                ids)} if ids else set()
+            orphans = [dict(r) for r in linked if r[0] not in still_used]
             for entity in orphans:
                 conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity["entity_id"],))
         if rebuild:
