@@ -381,6 +381,8 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
         context["gone"] = True
         return _page(request, "memory/entry_form.html", context, status=404)
     form = EntryForm(request.POST or None, initial={"content": current})
+    copy = contents_selectors.entry_copies(home=home, entries={target: [current]}).get((target, current))
+    context["entry_copy"] = _copy_view(copy) if copy is not None else None
     outcome = None
     if request.method == "POST" and form.is_valid():
         outcome = services.edit_entry(
@@ -392,6 +394,10 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
         )
         if outcome.ok:
             messages.success(request, outcome.message)
+            changed = form.cleaned_data["content"].strip() != current.strip()
+            if copy is not None and context["entry_copy"] is not None and request.POST.get("also_copy") and changed:
+                _report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]),
+                               [context["entry_copy"]])
             return _done(request, _next_url(request))
     context.update(form=form, outcome=outcome, refusal=_refusal(state, outcome))
     # The entry changed between this request's read and the store's lock: nothing was written.

@@ -104,3 +104,16 @@ def test_it_bulk_cleans_what_was_left_behind_and_nothing_else(owner_client, laye
     owner_client.post("/contents/holographic/left-behind/", {"item": ids})
     assert sorted(_facts(layers)) == ["Prefers tabs.", "The staging host is osprey."]
     assert "No copy is left behind" in owner_client.get("/contents/holographic/left-behind/").content.decode()
+
+
+def test_it_replaces_an_entry_and_removes_its_old_copy_in_the_same_step(owner_client, layers):
+    from admin_panel.selectors.memory import entry_key
+
+    url = f"/memory/memory/entries/{entry_key('Deploys go out on Fridays.')}/edit/"
+    form = owner_client.get(url).content.decode()
+    assert "Also delete its old copy in holographic (fact 2)" in form
+    response = owner_client.post(url, {"content": "Deploys go out on Thursdays.", "also_copy": "1",
+                                       "next": "/memory/"}, follow=True)
+    assert "holographic: its copy (fact 2) was deleted too." in response.content.decode()
+    assert "Deploys go out on Thursdays." in read_store(layers, "memory")
+    assert "Deploys go out on Fridays." not in _facts(layers)
