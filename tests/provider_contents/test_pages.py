@@ -168,3 +168,19 @@ def test_it_masks_stored_secrets_in_facts_and_in_the_audit_log(owner_client, fac
     owner_client.post(f"/contents/holographic/{fact_id}/delete/")
     entry = AuditEntry.objects.get()
     assert "sk-live" not in str(entry.details) and "sk-live" not in entry.summary
+
+
+def test_it_tells_an_open_page_when_the_agent_changes_the_store(viewer_client, facts):
+    def fingerprint() -> str:
+        body = viewer_client.get("/contents/holographic/events/").content.decode()
+        return next(line for line in body.splitlines() if line.startswith("data: "))
+
+    before = fingerprint()
+    assert fingerprint() == before  # reading changes nothing
+    conn = plugin.connect(facts)
+    plugin.add_fact(conn, "a fact the agent stored while the page was open")
+    conn.close()
+    assert fingerprint() != before
+    page = viewer_client.get("/contents/holographic/", HTTP_HX_REQUEST="true").content.decode()
+    assert 'id="contents-results"' in page and "<html" not in page  # just the live part
+    assert "a fact the agent stored while the page was open" in page
