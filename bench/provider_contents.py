@@ -135,6 +135,13 @@ def main() -> None:
     print(f"Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     n = args.requests
     url = "/contents/holographic/"
+    from memory_core.external.base import Query
+
+    reader = HolographicStore(home=home)
+    measure("store: list, first page", lambda i: reader.list(Query()), n)
+    measure("store: list, entity=Grace Hopper", lambda i: reader.list(Query(filters={"entity": "Grace Hopper"})), n)
+    measure("store: search, one word (kestrel)", lambda i: reader.list(Query(search="kestrel")), n)
+    measure("store: search, three words", lambda i: reader.list(Query(search="docker staging backup")), n)
     measure("GET /contents/mem0/ (same page frame, no store: the baseline)", lambda i: client.get(
         "/contents/mem0/"), n)
     measure("GET list, first page", lambda i: client.get(url), n)
