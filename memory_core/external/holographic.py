@@ -412,7 +412,7 @@ class HolographicStore:
                 removed.append(self.delete(item_id, rebuild=False))
             except ContentsError as exc:
                 failed.append((item_id, exc))
-        for category in dict.fromkeys(r.item.group for r in removed):
+        for category in dict.fromkeys(r.item.group for r in removed if r.undo and r.undo.get("hrr_vector")):
             self.rebuild_bank(category)
         return removed, failed
 
@@ -442,7 +442,8 @@ class HolographicStore:
             orphans = [dict(r) for r in linked if r[0] not in still_used]
             for entity in orphans:
                 conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity["entity_id"],))
-        if rebuild:
+        # A fact without a vector is in no bank: the bundle of the others is what it was.
+        if rebuild and row["hrr_vector"] is not None:
             self.rebuild_bank(row["category"])
         item = _item(row, [r[1] for r in linked])
         fact = {c: row[c] for c in _FACT_COLUMNS}

@@ -170,3 +170,12 @@ def test_it_computes_the_bank_outside_the_write_lock_and_yields_to_an_agent_writ
     general = [r[-1] for r in after["facts"] if r[2] == "general"]
     bank = next(r for r in after["memory_banks"] if r[1] == "cat:general")
     assert held and bank[4] == len(general) == 2 and bank[2] == real_bundle(general)
+
+
+def test_it_leaves_the_bank_alone_when_the_deleted_fact_had_no_vector(db):
+    conn = plugin.connect(db)
+    fact_id = plugin.add_fact(conn, "a fact stored while the agent had no numpy", with_vector=False)
+    conn.close()
+    before = plugin.dump(db)["memory_banks"]
+    HolographicStore(home=db.parent).delete(str(fact_id))
+    assert plugin.dump(db)["memory_banks"] == before
