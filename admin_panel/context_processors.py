@@ -21,6 +21,8 @@ _NAV_ITEMS = (
         _("Read, add, edit and delete what the agent remembers; review blocked entries and pending writes."),
         can_view,
     ),
+    ("provider_contents_index", _("Provider memory"),
+     _("What the external memory providers remember; clean up copies left behind."), can_view),
     (
         "memory_settings",
         _("Settings"),
