@@ -16,9 +16,9 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
-from admin_panel.home import current_home
-from admin_panel.permissions import can_change, can_view, staff_required, viewer_required
+from admin_panel.permissions import admin_required, can_change, can_view, viewer_required
 from admin_panel.selectors import provider_contents as selectors
 from admin_panel.services import provider_contents as services
 from memory_core.external.base import UNREACHABLE, ContentsError, Item, NotFound
@@ -140,7 +140,7 @@ def contents_item(request: HttpRequest, name: str, item_id: str) -> HttpResponse
 
 
 @require_http_methods(["GET", "POST"])
-@staff_required
+@admin_required
 def contents_delete(request: HttpRequest, name: str, item_id: str) -> HttpResponse:
     """GET: exactly what will go, and what goes with it. POST: delete it (undo offered)."""
     home = current_home()
@@ -174,7 +174,7 @@ def contents_delete(request: HttpRequest, name: str, item_id: str) -> HttpRespon
 
 
 @require_POST
-@staff_required
+@admin_required
 def contents_undo(request: HttpRequest, name: str) -> HttpResponse:
     home = current_home()
     _known_or_404(name)

@@ -151,9 +151,6 @@ class ByteroverTree:
     def get(self, item_id: str) -> Item:
         return self._item(self._path(_relative(item_id)))
 
-    def find_mirror(self, target: str, entry: str) -> Item | None:
-        return self.mirrors({target: [entry]}).get((target, entry))
-
     def mirrors(self, entries: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], Item]:
         """Each entry → the newest file whose text holds the entry's text (spaces squashed)."""
         if not self.exists():

@@ -318,9 +318,6 @@ class HolographicStore:
 
         return self._read(work)
 
-    def find_mirror(self, target: str, entry: str) -> Item | None:
-        return self.mirrors({target: [entry]}).get((target, entry))
-
     def mirrors(self, entries: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], Item]:
         """Each built-in entry → its fact: content equal to the trimmed entry, in the target's category."""
         if not self.exists():
