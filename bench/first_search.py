@@ -12,6 +12,8 @@ Copies nothing: opens STATE_DB read-only as the panel does. Prints, each in a fr
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 import tempfile
 import time
@@ -38,8 +40,9 @@ def main() -> None:
     from memory_core.history import search
     from memory_core.history.db import open_history
 
-    home = Path(tempfile.mkdtemp(prefix="memory-panel-first-search-"))
-    (home / "state.db").symlink_to(args.db.resolve())
+    # A hard link: the panel refuses to read through symbolic links (docs/safe_paths.md).
+    home = Path(tempfile.mkdtemp(prefix="memory-panel-first-search-", dir=args.db.resolve().parent))
+    os.link(args.db.resolve(), home / "state.db")
     with open_history(home) as history:
         prefix = history.caps.tool_prefix
         if not prefix:
@@ -84,6 +87,7 @@ def main() -> None:
         started = time.perf_counter()
         search.search_messages(history, args.query, limit=50, with_context=False)
         print(f"  a search once it is done                 {1000 * (time.perf_counter() - started):8.0f} ms")
+    shutil.rmtree(home, ignore_errors=True)
 
 
 if __name__ == "__main__":
