@@ -364,6 +364,9 @@ def _fts_scan(history: History, match: str, within: str, within_params: list[Any
     ``need`` rows matched or none are left."""
     hits: list[dict[str, Any]] = []
     below: int | None = None
+    # Small first batches: long tool rows are long, and when the newest already match, tokenizing
+    # thousands of them would cost more than the search (docs/history.md "Speed").
+    batch = max(64, need)
     scratch = sqlite3.connect(":memory:")
     try:
         scratch.execute("CREATE VIRTUAL TABLE t USING fts5(content)")
@@ -374,7 +377,7 @@ def _fts_scan(history: History, match: str, within: str, within_params: list[Any
                 " COALESCE(m.tool_name, '') || ' ' || COALESCE(m.tool_calls, '') AS indexed"
                 f" FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ({within}){extra}{bound}"
                 " ORDER BY m.id DESC LIMIT ?",
-                [*within_params, *params, *([below] if below is not None else []), SCAN_BATCH])
+                [*within_params, *params, *([below] if below is not None else []), batch])
             if not rows:
                 break
             below = rows[-1]["id"]
@@ -393,8 +396,9 @@ def _fts_scan(history: History, match: str, within: str, within_params: list[Any
                     hit.pop("indexed", None)
                     hit["snippet"] = matched[r["id"]]
                     hits.append(hit)
-            if len(rows) < SCAN_BATCH:
+            if len(rows) < batch:
                 break
+            batch = min(2 * batch, SCAN_BATCH)
     finally:
         scratch.close()
     return hits[:need]
