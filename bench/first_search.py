@@ -29,6 +29,8 @@ def _clear() -> None:
     with search._LONG_TOOL_LOCK:
         search._LONG_TOOL_CACHE.clear()
         search._WARMING.clear()
+    with search._LONG_TEXT_LOCK:
+        search._LONG_TEXT_INDEX.clear()
 
 
 def main() -> None:

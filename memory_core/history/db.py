@@ -137,6 +137,11 @@ def connect_read_only(path: Path) -> sqlite3.Connection:
     return _connect(path)
 
 
+def read_capabilities(conn: sqlite3.Connection) -> Capabilities:
+    """What the file behind ``conn`` offers (see ``Capabilities``)."""
+    return _capabilities(conn)
+
+
 def _probe(conn: sqlite3.Connection, table: str) -> bool:
     try:
         conn.execute(f"SELECT * FROM {table} LIMIT 0").fetchall()  # noqa: S608 - fixed table names

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memory_core.history.db import History, classify, connect_read_only, is_state_error, open_history
+from memory_core.history.db import (
+    History,
+    classify,
+    connect_read_only,
+    is_state_error,
+    open_history,
+    read_capabilities,
+)
 from memory_core.history.sessions import (
     compression_root,
     compression_tip,
@@ -250,6 +257,9 @@ def _warm(path: Path, key: tuple, prefix: int) -> None:
         try:
             top = conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]
             _read_long_tool_rows(conn, key, prefix, int(top))
+            # and index their whole text, so the first search does not pay for that either
+            history = History(conn=conn, caps=read_capabilities(conn), path=path)
+            _long_rows_matching(history, _known(key, None)[1], None)
         finally:
             conn.close()
     except Exception:  # noqa: S110 - a request reads whatever is still unknown itself
@@ -320,8 +330,44 @@ def long_tool_ids(history: History, prefix: int) -> frozenset[int]:
     return ids
 
 
-def _gap_for_words(history: History) -> tuple[str, list[Any]]:
-    """SQL condition (on ``m``) for rows the main index does not hold in full."""
+_LONG_TEXT_INDEX: dict[tuple, tuple[sqlite3.Connection, set[int]]] = {}
+_LONG_TEXT_LOCK = threading.Lock()
+_INDEXED_TEXT = "COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '')"
+
+
+def _long_rows_matching(history: History, ids: frozenset[int], match: str | None) -> list[int] | None:
+    """Which of the long tool rows ``ids`` hold ``match``, from a private FTS5 index of their whole
+    text kept per file (the agent never rewrites a row in place: docs/history.md "Speed"), so a
+    search tokenizes each long row once rather than every time. ``None`` when FTS5 rejects ``match``."""
+    key = _long_tool_key(history.path, history.caps.tool_prefix or 0)
+    with _LONG_TEXT_LOCK:
+        index, indexed = _LONG_TEXT_INDEX.get(key, (None, set()))
+        if index is None or not indexed <= ids:  # rows were read again from the start: begin anew
+            if index is not None:
+                index.close()
+            index = sqlite3.connect(":memory:", check_same_thread=False)
+            index.execute("CREATE VIRTUAL TABLE t USING fts5(content, content='')")
+            indexed = set()
+            _LONG_TEXT_INDEX[key] = (index, indexed)
+        missing = sorted(ids - indexed)
+        for start in range(0, len(missing), 500):
+            chunk = missing[start:start + 500]
+            rows = history.rows(f"SELECT id, {_INDEXED_TEXT} AS text FROM messages"
+                                f" WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+            index.executemany("INSERT INTO t(rowid, content) VALUES (?, ?)",
+                              [(r["id"], r["text"] if isinstance(r["text"], str) else "") for r in rows])
+            indexed.update(chunk)
+        if match is None:
+            return None
+        try:
+            return [r[0] for r in index.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()]
+        except sqlite3.OperationalError:
+            return None
+
+
+def _gap_for_words(history: History, match: str | None = None) -> tuple[str, list[Any]]:
+    """SQL condition (on ``m``) for rows the main index does not hold in full; with ``match``, only
+    the known long tool rows that hold it."""
     caps = history.caps
     parts: list[str] = []
     params: list[Any] = []
@@ -330,6 +376,10 @@ def _gap_for_words(history: History) -> tuple[str, list[Any]]:
         params.extend(caps.unindexed)
     if caps.tool_prefix:
         known, unknown = long_tool_gap(history, caps.tool_prefix)
+        if known and match is not None:
+            matching = _long_rows_matching(history, known, match)
+            if matching is not None:
+                known = frozenset(matching)
         if known:
             parts.append(f"m.id IN ({', '.join(str(int(i)) for i in sorted(known))})")
         if unknown:
@@ -467,7 +517,7 @@ def search_messages(history: History, query: str, *, source_filter: list[str] | 
                 if is_state_error(exc):
                     raise classify(exc) from None
                 return MessageHits(unparsable=True, path=path)  # FTS5 could not parse the query
-            within, within_params = _gap_for_words(history)
+            within, within_params = _gap_for_words(history, sanitized)
             scanned = _fts_scan(history, sanitized, within, within_params, extra, params, want) if within else []
             hits = _merge(indexed, scanned, sort, limit, offset)
     except sqlite3.DatabaseError as exc:

@@ -136,3 +136,24 @@ def test_it_finds_a_long_tool_row_the_agent_writes_after_the_first_search(shape,
     selectors.forget_cache()
     assert _found(owner_client, "wombatroo") == {shapes.TOOL}
     assert _found(owner_client, "zeppelin") == set()
+
+
+@pytest.mark.parametrize("shape", V30_SHAPES)
+def test_it_reads_a_long_tool_row_again_only_for_a_search_its_text_answers(shape, home, owner_client, monkeypatch):
+    shapes.build(home, shape)
+    long_id = _long_tool_row_id(home)
+    scanned_within = []
+    real_scan = search_module._fts_scan
+
+    def recording_scan(history, match, within, within_params, *args, **kwargs):
+        scanned_within.append((match, within))
+        return real_scan(history, match, within, within_params, *args, **kwargs)
+
+    monkeypatch.setattr(search_module, "_fts_scan", recording_scan)
+    assert _found(owner_client, "zeppelin") == {shapes.TOOL}
+    assert any(str(long_id) in within for _match, within in scanned_within)
+    scanned_within.clear()
+    # Kept in the panel's own index of long rows: a word the row does not hold reads no long row.
+    assert _found(owner_client, "xylophone") == {shapes.TOOL}
+    assert not any(str(long_id) in within for _match, within in scanned_within)
+    assert _found(owner_client, "zeppelin NOT nonexistentword") == {shapes.TOOL}
