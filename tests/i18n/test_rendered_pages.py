@@ -221,6 +221,7 @@ NOT_PAGES = {
     "sessions_events": "event stream: fingerprints only, no text",
     "provider_events": "event stream: fingerprints only, no text",
     "memory_settings_events": "event stream: fingerprints only, no text",
+    "memory_pending_events": "event stream: a number only, no text",
 }
 
 
