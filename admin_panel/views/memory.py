@@ -33,6 +33,7 @@ from admin_panel.services import memory as services
 from admin_panel.services import provider_contents as contents_services
 from admin_panel.services.maintenance import record_budget_samples
 from admin_panel.services.write_errors import DISK_FULL_STATUS
+from memory_core.pending import count_pending, pending_dir
 
 UNDO_SESSION_KEY = "memory_undo"
 UNDO_SECONDS = 15 * 60
@@ -323,6 +324,16 @@ def memory_events(request: HttpRequest) -> HttpResponse:
     home = current_home()
     return event_stream(request, paths=selectors.fingerprint_paths(home=home),
                         fingerprint=lambda: selectors.current_fingerprint(home=home), allowed=can_view)
+
+
+@require_GET
+@viewer_required
+def memory_pending_events(request: HttpRequest) -> HttpResponse:
+    """Server-sent events carrying the number of writes waiting for approval whenever it changes:
+    the header's badge on every page (a count, never content)."""
+    home = current_home()
+    return event_stream(request, paths=(pending_dir(home),), fingerprint=lambda: str(count_pending(home)),
+                        allowed=can_view)
 
 
 # --- adding and editing ---------------------------------------------------------------------------

@@ -223,6 +223,7 @@ NOT_PAGES = {
     "memory_settings_events": "event stream: fingerprints only, no text",
     "provider_contents_events": "event stream: fingerprints only, no text",
     "provider_contents_undo": "POST-only: redirects",
+    "memory_pending_events": "event stream: a number only, no text",
 }
 
 
