@@ -8,6 +8,7 @@ from admin_panel.agent_home import current_home, panel_home
 from admin_panel.permissions import can_change, can_view, role_label, role_of
 from admin_panel.profile_choice import base_prefix, plain_path
 from admin_panel.selectors.profiles import profile_count
+from memory_core.pending import count_pending
 from provider_schemas.homes import profile_name
 from provider_schemas.profiles import discover_profiles
 
@@ -21,10 +22,18 @@ _NAV_ITEMS = (
         _("Read, add, edit and delete what the agent remembers; review blocked entries and pending writes."),
         can_view,
     ),
+    ("provider_contents_index", _("Provider memory"),
+     _("What the external memory providers remember; clean up copies left behind."), can_view),
     (
         "memory_settings",
         _("Settings"),
         _("Turn the built-in memory stores on or off and set their size limits and write approval."),
+        can_view,
+    ),
+    (
+        "memory_maintenance",
+        _("Maintenance"),
+        _("Find duplicates, stale and oversized entries and tidy the memory before it fills up."),
         can_view,
     ),
     ("schema_preview", _("Schema preview"), _("Preview and check a provider's config_schema.py as you write it."),
@@ -35,6 +44,8 @@ _NAV_ITEMS = (
     ("profiles", _("Profiles"), _("Every profile of the agent side by side; copy settings from one to others."),
      can_view),
 )
+# Maintenance is per store; the navigation opens the agent's notes (the user profile is one link away).
+_NAV_ARGUMENTS = {"memory_maintenance": {"target": "memory"}}
 # Shown only when the agent has more than one profile (see profile_count).
 _MULTI_PROFILE_ITEMS = {"profiles"}
 
@@ -56,14 +67,21 @@ def navigation(request: HttpRequest) -> dict[str, object]:
             if not several_profiles:
                 continue
         try:
-            url = reverse(url_name)
+            url = reverse(url_name, kwargs=_NAV_ARGUMENTS.get(url_name))
         except NoReverseMatch:
             continue
         items.append(
-            {"url": url, "label": label, "description": description, "current": request.path.startswith(url),
+            {"url": url, "label": label, "description": description, "current": False,
              "beside_switcher": url_name in _MULTI_PROFILE_ITEMS}
         )
+    # The longest address the page is under is the current one: Maintenance lives under Memory's.
+    current = max((item for item in items if request.path.startswith(str(item["url"]))),
+                  key=lambda item: len(str(item["url"])), default=None)
+    if current is not None:
+        current["current"] = True
     context: dict[str, object] = {"nav_items": items, "user_role_label": role_label(role_of(user))}
+    if can_view(user):
+        context["pending_badge"] = {"url": reverse("memory_pending"), "count": count_pending(current_home())}
     if several_profiles and can_view(user):
         context["profile_switcher"] = _profile_switcher(request, items)
     if can_view(user):

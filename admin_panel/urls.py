@@ -18,6 +18,7 @@ urlpatterns = [
     path("accounts/first-run/", first_run.choose_first_account, name="first_run_account"),
     path("accounts/first-run/<str:token>/", first_run.follow_sign_in_link, name="first_run_link"),
     # One route module per area, each owned by its feature.
+    path("contents/", include("admin_panel.routes.contents")),
     path("", include("admin_panel.routes.providers")),
     path("", include("admin_panel.routes.memory")),
     path("", include("admin_panel.routes.maintenance")),

@@ -172,6 +172,10 @@ def main() -> None:
     parser.add_argument("--hermes-results", type=Path,
                         help="0.19.0's figures saved by an earlier run (--save-hermes) to compare with")
     parser.add_argument("--save-hermes", type=Path, help="save 0.19.0's figures here")
+    parser.add_argument("--keep", type=Path,
+                        help="a folder keeping built files (state-<schema>-<messages>.db): reused when present, "
+                             "built there once otherwise (a v30-upgraded build also keeps its 0.19.0 copy)")
+    parser.add_argument("--build-only", action="store_true", help="build (or find) the file and stop")
     args = parser.parse_args()
 
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-sessions-"))
@@ -180,10 +184,30 @@ def main() -> None:
     (home / ".env").write_text("OPENAI_API_KEY=bench-not-a-real-key\n", encoding="utf-8")
     started = time.perf_counter()
     original = root / "state-0.19.0.db"
-    ids = build(home / "state.db", sessions=args.sessions, messages=args.messages, schema=args.schema,
-                before_upgrade=original)
-    print(f"built state.db ({args.schema}): {args.sessions} sessions, {args.messages} messages, "
-          f"{(home / 'state.db').stat().st_size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
+    kept = args.keep / f"state-{args.schema}-{args.messages}-{args.sessions}.db" if args.keep else None
+    if kept is not None and kept.exists():
+        shutil.copyfile(kept, home / "state.db")
+        upgraded_from = args.keep / f"state-0.19.0-{args.messages}-{args.sessions}.db"
+        if args.schema == "v30-upgraded" and upgraded_from.exists():
+            original = upgraded_from
+        import sqlite3
+
+        with sqlite3.connect(f"file:{kept}?mode=ro", uri=True) as ro:
+            ids = [r[0] for r in ro.execute("SELECT id FROM sessions ORDER BY started_at")]
+        print(f"reused {kept.name} ({time.perf_counter() - started:.1f} s)")
+    else:
+        ids = build(home / "state.db", sessions=args.sessions, messages=args.messages, schema=args.schema,
+                    before_upgrade=original)
+        print(f"built state.db ({args.schema}): {args.sessions} sessions, {args.messages} messages, "
+              f"{(home / 'state.db').stat().st_size / 1e6:.1f} MB in {time.perf_counter() - started:.1f} s")
+        if kept is not None:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(home / "state.db", kept)
+            if args.schema == "v30-upgraded" and original.exists():
+                shutil.copyfile(original, args.keep / f"state-0.19.0-{args.messages}-{args.sessions}.db")
+    if args.build_only:
+        shutil.rmtree(root, ignore_errors=True)
+        return
     os.environ["HERMES_HOME"] = str(home)
     os.environ["PANEL_DATA_DIR"] = str(root / "panel")
     os.environ["HOME"] = str(root / "user")

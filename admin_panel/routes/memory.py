@@ -14,6 +14,7 @@ urlpatterns: list[URLPattern] = [
     path("memory/undo/", memory.memory_undo, name="memory_undo"),
     path("memory/undo/dismiss/", memory.memory_undo_dismiss, name="memory_undo_dismiss"),
     path("memory/pending/", memory.memory_pending, name="memory_pending"),
+    path("memory/pending/events/", memory.memory_pending_events, name="memory_pending_events"),
     path("memory/pending/action/", memory.memory_pending_action, name="memory_pending_action"),
     path("memory/<str:target>/add/", memory.memory_entry_add, name="memory_entry_add"),
     path("memory/<str:target>/entries/<str:key>/edit/", memory.memory_entry_edit, name="memory_entry_edit"),

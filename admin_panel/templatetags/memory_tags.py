@@ -208,9 +208,10 @@ def entry_item(context: template.Context, row: Any, store: Any, number: int) -> 
     # length and scanner findings; no per-user secret (such as a CSRF token) is in an entry item.
     source = row.source
     written = (source.url, source.at, source.actor) if source is not None else None
+    copy = (context.get("provider_copies") or {}).get(row.ref)
     shown = masked(row.text)  # the text's digest is in the ref, but masking depends on the secrets
     key = (row.ref, shown, row.view.share_of_budget, store.file_name, number, edit_url, delete_url, written,
-           get_language())
+           get_language(), tuple(sorted(copy.items())) if copy else None)
     html = None if settings.DEBUG else _rendered_entries.get(key)
     if html is None:
         html = render_to_string(
@@ -222,6 +223,7 @@ def entry_item(context: template.Context, row: Any, store: Any, number: int) -> 
                 "can_write": can_write,
                 "edit_url": edit_url,
                 "delete_url": delete_url,
+                "copy": copy,
             },
         )
         _rendered_entries.put(key, html)

@@ -28,9 +28,12 @@ from admin_panel.forms.memory import BackupSelectionForm, EntryForm, EntrySelect
 from admin_panel.localisation import localise_message
 from admin_panel.permissions import admin_required, can_change, can_view, viewer_required
 from admin_panel.selectors import memory as selectors
+from admin_panel.selectors import provider_contents as contents_selectors
 from admin_panel.services import memory as services
+from admin_panel.services import provider_contents as contents_services
 from admin_panel.services.maintenance import record_budget_samples
 from admin_panel.services.write_errors import DISK_FULL_STATUS
+from memory_core.pending import count_pending, pending_dir
 
 UNDO_SESSION_KEY = "memory_undo"
 UNDO_SECONDS = 15 * 60
@@ -187,12 +190,29 @@ def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view
         page_url = f"{page_url}?{pages_query}" if pages_query else page_url
     return {
         "overview": overview,
+        "provider_copies": _provider_copies(overview) if view == "page" else {},
         "can_change": can_change(request.user),
         "live_view": view,
         "page_url": page_url,
         "pages_query": pages_query,
         "entry_links": EntryLinks(page_url),
     }
+
+
+def _copy_view(copy: contents_selectors.EntryCopy) -> dict[str, str]:
+    label = _("fact %(id)s") % {"id": copy.label} if copy.provider == "holographic" else copy.label
+    return {"provider": copy.provider, "label": label,
+            "url": reverse("provider_contents_item", args=[copy.provider, copy.item_id]), "version": copy.version}
+
+
+def _provider_copies(overview: selectors.MemoryOverview) -> dict[str, dict[str, str]]:
+    """Each shown entry's copy in the active provider ("also in holographic, fact 42"), by ref."""
+    rows = [row for store in overview.stores for row in store.shown_rows]
+    entries: dict[str, list[str]] = {}
+    for row in rows:
+        entries.setdefault(row.target, []).append(row.text)
+    found = contents_selectors.entry_copies(home=current_home(), entries=entries)
+    return {row.ref: _copy_view(found[(row.target, row.text)]) for row in rows if (row.target, row.text) in found}
 
 
 def _undo_offer(request: HttpRequest) -> dict[str, Any] | None:
@@ -306,6 +326,16 @@ def memory_events(request: HttpRequest) -> HttpResponse:
                         fingerprint=lambda: selectors.current_fingerprint(home=home), allowed=can_view)
 
 
+@require_GET
+@viewer_required
+def memory_pending_events(request: HttpRequest) -> HttpResponse:
+    """Server-sent events carrying the number of writes waiting for approval whenever it changes:
+    the header's badge on every page (a count, never content)."""
+    home = current_home()
+    return event_stream(request, paths=(pending_dir(home),), fingerprint=lambda: str(count_pending(home)),
+                        allowed=can_view)
+
+
 # --- adding and editing ---------------------------------------------------------------------------
 
 
@@ -361,6 +391,8 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
         context["gone"] = True
         return _page(request, "memory/entry_form.html", context, status=404)
     form = EntryForm(request.POST or None, initial={"content": current})
+    copy = contents_selectors.entry_copies(home=home, entries={target: [current]}).get((target, current))
+    context["entry_copy"] = _copy_view(copy) if copy is not None else None
     outcome = None
     if request.method == "POST" and form.is_valid():
         outcome = services.edit_entry(
@@ -372,6 +404,10 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
         )
         if outcome.ok:
             messages.success(request, outcome.message)
+            changed = form.cleaned_data["content"].strip() != current.strip()
+            if copy is not None and context["entry_copy"] is not None and request.POST.get("also_copy") and changed:
+                _report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]),
+                               [context["entry_copy"]])
             return _done(request, _next_url(request))
     context.update(form=form, outcome=outcome, refusal=_refusal(state, outcome))
     # The entry changed between this request's read and the store's lock: nothing was written.
@@ -400,15 +436,46 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
                 "refs": refs,
                 "present": [ref for ref in refs if ref.text is not None],
                 "gone": [ref for ref in refs if ref.text is None],
+                "copies": _ref_copies(home, refs),
                 "next": next_url,
             },
         )
+    copies = _ref_copies(home, refs)  # looked up before the delete: the entry is what names its copy
     outcome = services.delete_entries(home=home, user=request.user, refs=refs)
     for level, text in outcome.messages:
         messages.add_message(request, getattr(messages, level.upper()), text)
+    wanted = set(request.POST.getlist("also_copy"))
+    deleted = set(outcome.deleted)
+    chosen = [copy for (target, text, ref), copy in copies.items() if ref in wanted and (target, text) in deleted]
+    _report_copies(request, contents_services.remove_copies(home=home, user=request.user,
+                                                             copies=[c["copy"] for c in chosen]), chosen)
     if outcome.deleted:
         request.session[UNDO_SESSION_KEY] = {"at": time.time(), "items": [list(item) for item in outcome.deleted]}
     return _done(request, next_url)
+
+
+def _ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str, str, str], dict[str, Any]]:
+    entries: dict[str, list[str]] = {}
+    for ref in refs:
+        if ref.text is not None:
+            entries.setdefault(ref.target, []).append(ref.text)
+    found = contents_selectors.entry_copies(home=home, entries=entries)
+    return {(ref.target, ref.text, ref.ref): {**_copy_view(found[(ref.target, ref.text)]), "ref": ref.ref,
+                                               "copy": found[(ref.target, ref.text)]}
+            for ref in refs if ref.text is not None and (ref.target, ref.text) in found}
+
+
+def _report_copies(request: HttpRequest, outcomes: list[Any], chosen: list[dict[str, Any]]) -> None:
+    """One line per copy, naming the layer: the built-in entry is gone either way (said above)."""
+    for outcome, view in zip(outcomes, chosen, strict=True):
+        if outcome.removed:
+            messages.success(request, _("%(provider)s: its copy (%(label)s) was deleted too.") % view)
+        elif outcome.why == "gone":
+            messages.info(request, _("%(provider)s: its copy (%(label)s) was already gone.") % view)
+        else:
+            messages.error(request, _("%(provider)s: its copy (%(label)s) was NOT deleted (the store refused or "
+                                      "changed); the entry itself is deleted. The copy is listed under "
+                                      "“Copies left behind”.") % view)
 
 
 @require_POST

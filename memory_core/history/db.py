@@ -133,6 +133,16 @@ def _connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
+def connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to ``path`` with the checks every request makes."""
+    return _connect(path)
+
+
+def read_capabilities(conn: sqlite3.Connection) -> Capabilities:
+    """What the file behind ``conn`` offers (see ``Capabilities``)."""
+    return _capabilities(conn)
+
+
 def _probe(conn: sqlite3.Connection, table: str) -> bool:
     try:
         conn.execute(f"SELECT * FROM {table} LIMIT 0").fetchall()  # noqa: S608 - fixed table names

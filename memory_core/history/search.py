@@ -13,9 +13,17 @@ import re
 import sqlite3
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from memory_core.history.db import History, classify, is_state_error
+from memory_core.history.db import (
+    History,
+    classify,
+    connect_read_only,
+    is_state_error,
+    open_history,
+    read_capabilities,
+)
 from memory_core.history.sessions import (
     compression_root,
     compression_tip,
@@ -198,36 +206,171 @@ def _context(history: History, hit: dict[str, Any]) -> list[dict[str, Any]]:
 
 _LONG_TOOL_CACHE: dict[tuple, tuple[int, frozenset[int]]] = {}
 _LONG_TOOL_LOCK = threading.Lock()
+_WARMING: set[tuple] = set()
 SCAN_BATCH = 2000
+# A request reads at most this many not-yet-known rows for long tool rows itself (the rows appended
+# since the last look); a longer stretch is read by a background thread in chunks of WARM_CHUNK,
+# and until it is done the request scans that stretch under the same condition (docs/history.md).
+INLINE_ROWS = 20_000
+WARM_CHUNK = 50_000
+_LONG_TOOL_SQL = "SELECT id FROM messages WHERE id > ? AND id <= ? AND role = 'tool' AND length(content) > ?"
+
+
+def _long_tool_key(path: Path, prefix: int) -> tuple:
+    try:
+        st = os.stat(path)
+        return (str(path), st.st_dev, st.st_ino, prefix)
+    except OSError:
+        return (str(path), None, None, prefix)
+
+
+def _known(key: tuple, top: int | None) -> tuple[int, frozenset[int]]:
+    """What is known of the file under ``key``: every long tool row up to the first value. Ids only
+    grow (the agent's ids are AUTOINCREMENT); a ``top`` below what is known means rows were cut from
+    the end or the file was replaced: start again."""
+    with _LONG_TOOL_LOCK:
+        scanned, ids = _LONG_TOOL_CACHE.get(key, (0, frozenset()))
+        if top is not None and top < scanned:
+            scanned, ids = 0, frozenset()
+            _LONG_TOOL_CACHE[key] = (scanned, ids)
+    return scanned, ids
+
+
+def _learn(key: tuple, low: int, high: int, found: set[int]) -> None:
+    """Record that rows ``(low, high]`` were read; kept only when it joins what is already known."""
+    with _LONG_TOOL_LOCK:
+        scanned, ids = _LONG_TOOL_CACHE.get(key, (0, frozenset()))
+        if scanned >= low and high > scanned:
+            _LONG_TOOL_CACHE[key] = (high, frozenset(ids | found))
+
+
+def _read_long_tool_rows(conn: sqlite3.Connection, key: tuple, prefix: int, top: int) -> None:
+    scanned, _ids = _known(key, top)
+    while scanned < top:
+        high = min(top, scanned + WARM_CHUNK)
+        found = {r[0] for r in conn.execute(_LONG_TOOL_SQL, (scanned, high, prefix)).fetchall()}
+        _learn(key, scanned, high, found)
+        # Another reader may have gone further meanwhile: never start again from here.
+        scanned, _ids = _known(key, None)
+
+
+def _warm(path: Path, key: tuple, prefix: int) -> None:
+    try:
+        conn = connect_read_only(path)
+        try:
+            top = conn.execute("SELECT COALESCE(MAX(id), 0) FROM messages").fetchone()[0]
+            _read_long_tool_rows(conn, key, prefix, int(top))
+            # and index their whole text, so the first search does not pay for that either
+            history = History(conn=conn, caps=read_capabilities(conn), path=path)
+            _long_rows_matching(history, _known(key, None)[1], None)
+        finally:
+            conn.close()
+    except Exception:  # noqa: S110 - a request reads whatever is still unknown itself
+        pass
+    finally:
+        with _LONG_TOOL_LOCK:
+            _WARMING.discard(key)
+
+
+def start_warming(path: Path, prefix: int) -> bool:
+    """Read the long tool rows of ``path`` in a background thread (one per file at a time)."""
+    key = _long_tool_key(path, prefix)
+    with _LONG_TOOL_LOCK:
+        if key in _WARMING:
+            return False
+        _WARMING.add(key)
+    threading.Thread(target=_warm, args=(path, key, prefix), name="panel-history-warm", daemon=True).start()
+    return True
+
+
+def warm_history(home: Path) -> bool:
+    """Start reading what the first search of ``home``'s history would otherwise read (``serve``
+    calls this once it listens); never blocks and never raises."""
+    try:
+        with open_history(home) as history:
+            if history.caps.fts and history.caps.tool_prefix:
+                return start_warming(history.path, history.caps.tool_prefix)
+    except Exception:  # a missing or unreadable history is reported by the pages
+        return False
+    return False
+
+
+def _top(history: History) -> int:
+    row = history.one("SELECT MAX(id) AS n FROM messages")
+    return int(row["n"] or 0) if row is not None else 0
+
+
+def long_tool_gap(history: History, prefix: int) -> tuple[frozenset[int], tuple[int, int] | None]:
+    """Ids of tool rows longer than ``prefix`` characters, and the id range ``(low, high]`` not
+    read yet (``None`` when every row was). A short stretch (rows appended since the last look) is
+    read here; a long one is left to a background thread and the caller scans it."""
+    key = _long_tool_key(history.path, prefix)
+    top = _top(history)
+    scanned, ids = _known(key, top)
+    if top - scanned <= INLINE_ROWS:
+        if top > scanned:
+            found = {r[0] for r in history.rows(_LONG_TOOL_SQL, (scanned, top, prefix))}
+            _learn(key, scanned, top, found)
+            ids = frozenset(ids | found)
+        return ids, None
+    start_warming(history.path, prefix)
+    return ids, (scanned, top)
 
 
 def long_tool_ids(history: History, prefix: int) -> frozenset[int]:
-    """Ids of tool rows longer than ``prefix`` characters. Kept per file and extended by the rows
-    appended since the last look (ids only grow); read again in full when the file was replaced
-    or rows were removed from its end."""
+    """Every id of a tool row longer than ``prefix`` characters (reads what is not known yet)."""
+    key = _long_tool_key(history.path, prefix)
+    top = _top(history)
     try:
-        st = os.stat(history.path)
-        key: tuple = (str(history.path), st.st_dev, st.st_ino, prefix)
-    except OSError:
-        key = (str(history.path), None, None, prefix)
-    top_row = history.one("SELECT MAX(id) AS n FROM messages")
-    top = int(top_row["n"] or 0) if top_row is not None else 0
-    with _LONG_TOOL_LOCK:
-        scanned, ids = _LONG_TOOL_CACHE.get(key, (0, frozenset()))
-    if top < scanned:
-        scanned, ids = 0, frozenset()
-    if top > scanned:
-        found = {r[0] for r in history.rows(
-            "SELECT id FROM messages WHERE id > ? AND id <= ? AND role = 'tool' AND length(content) > ?",
-            (scanned, top, prefix))}
-        ids = frozenset(ids | found)
-        with _LONG_TOOL_LOCK:
-            _LONG_TOOL_CACHE[key] = (top, ids)
+        _read_long_tool_rows(history.conn, key, prefix, top)
+    except sqlite3.DatabaseError as exc:
+        if isinstance(exc, sqlite3.OperationalError) and not is_state_error(exc):
+            raise
+        raise classify(exc) from None
+    scanned, ids = _known(key, top)
+    if scanned < top:  # the file changed under the read: read the rest here
+        ids = frozenset(ids | {r[0] for r in history.rows(_LONG_TOOL_SQL, (scanned, top, prefix))})
     return ids
 
 
-def _gap_for_words(history: History) -> tuple[str, list[Any]]:
-    """SQL condition (on ``m``) for rows the main index does not hold in full."""
+_LONG_TEXT_INDEX: dict[tuple, tuple[sqlite3.Connection, set[int]]] = {}
+_LONG_TEXT_LOCK = threading.Lock()
+_INDEXED_TEXT = "COALESCE(content, '') || ' ' || COALESCE(tool_name, '') || ' ' || COALESCE(tool_calls, '')"
+
+
+def _long_rows_matching(history: History, ids: frozenset[int], match: str | None) -> list[int] | None:
+    """Which of the long tool rows ``ids`` hold ``match``, from a private FTS5 index of their whole
+    text kept per file (the agent never rewrites a row in place: docs/history.md "Speed"), so a
+    search tokenizes each long row once rather than every time. ``None`` when FTS5 rejects ``match``."""
+    key = _long_tool_key(history.path, history.caps.tool_prefix or 0)
+    with _LONG_TEXT_LOCK:
+        index, indexed = _LONG_TEXT_INDEX.get(key, (None, set()))
+        if index is None or not indexed <= ids:  # rows were read again from the start: begin anew
+            if index is not None:
+                index.close()
+            index = sqlite3.connect(":memory:", check_same_thread=False)
+            index.execute("CREATE VIRTUAL TABLE t USING fts5(content, content='')")
+            indexed = set()
+            _LONG_TEXT_INDEX[key] = (index, indexed)
+        missing = sorted(ids - indexed)
+        for start in range(0, len(missing), 500):
+            chunk = missing[start:start + 500]
+            rows = history.rows(f"SELECT id, {_INDEXED_TEXT} AS text FROM messages"
+                                f" WHERE id IN ({', '.join('?' * len(chunk))})", chunk)
+            index.executemany("INSERT INTO t(rowid, content) VALUES (?, ?)",
+                              [(r["id"], r["text"] if isinstance(r["text"], str) else "") for r in rows])
+            indexed.update(chunk)
+        if match is None:
+            return None
+        try:
+            return [r[0] for r in index.execute("SELECT rowid FROM t WHERE t MATCH ?", (match,)).fetchall()]
+        except sqlite3.OperationalError:
+            return None
+
+
+def _gap_for_words(history: History, match: str | None = None) -> tuple[str, list[Any]]:
+    """SQL condition (on ``m``) for rows the main index does not hold in full; with ``match``, only
+    the known long tool rows that hold it."""
     caps = history.caps
     parts: list[str] = []
     params: list[Any] = []
@@ -235,9 +378,16 @@ def _gap_for_words(history: History) -> tuple[str, list[Any]]:
         parts.append("(m.id > ? AND m.id <= ?)")
         params.extend(caps.unindexed)
     if caps.tool_prefix:
-        ids = sorted(long_tool_ids(history, caps.tool_prefix))
-        if ids:
-            parts.append(f"m.id IN ({', '.join(str(int(i)) for i in ids)})")
+        known, unknown = long_tool_gap(history, caps.tool_prefix)
+        if known and match is not None:
+            matching = _long_rows_matching(history, known, match)
+            if matching is not None:
+                known = frozenset(matching)
+        if known:
+            parts.append(f"m.id IN ({', '.join(str(int(i)) for i in sorted(known))})")
+        if unknown:
+            parts.append("(m.id > ? AND m.id <= ? AND m.role = 'tool' AND length(m.content) > ?)")
+            params.extend([*unknown, caps.tool_prefix])
     return " OR ".join(parts), params
 
 
@@ -267,6 +417,9 @@ def _fts_scan(history: History, match: str, within: str, within_params: list[Any
     ``need`` rows matched or none are left."""
     hits: list[dict[str, Any]] = []
     below: int | None = None
+    # Small first batches: long tool rows are long, and when the newest already match, tokenizing
+    # thousands of them would cost more than the search (docs/history.md "Speed").
+    batch = max(64, need)
     scratch = sqlite3.connect(":memory:")
     try:
         scratch.execute("CREATE VIRTUAL TABLE t USING fts5(content)")
@@ -277,7 +430,7 @@ def _fts_scan(history: History, match: str, within: str, within_params: list[Any
                 " COALESCE(m.tool_name, '') || ' ' || COALESCE(m.tool_calls, '') AS indexed"
                 f" FROM messages m JOIN sessions s ON s.id = m.session_id WHERE ({within}){extra}{bound}"
                 " ORDER BY m.id DESC LIMIT ?",
-                [*within_params, *params, *([below] if below is not None else []), SCAN_BATCH])
+                [*within_params, *params, *([below] if below is not None else []), batch])
             if not rows:
                 break
             below = rows[-1]["id"]
@@ -296,8 +449,9 @@ def _fts_scan(history: History, match: str, within: str, within_params: list[Any
                     hit.pop("indexed", None)
                     hit["snippet"] = matched[r["id"]]
                     hits.append(hit)
-            if len(rows) < SCAN_BATCH:
+            if len(rows) < batch:
                 break
+            batch = min(2 * batch, SCAN_BATCH)
     finally:
         scratch.close()
     return hits[:need]
@@ -367,7 +521,7 @@ def search_messages(history: History, query: str, *, source_filter: list[str] | 
                 if is_state_error(exc):
                     raise classify(exc) from None
                 return MessageHits(unparsable=True, path=path)  # FTS5 could not parse the query
-            within, within_params = _gap_for_words(history)
+            within, within_params = _gap_for_words(history, sanitized)
             scanned = _fts_scan(history, sanitized, within, within_params, extra, params, want) if within else []
             hits = _merge(indexed, scanned, sort, limit, offset)
     except sqlite3.DatabaseError as exc:

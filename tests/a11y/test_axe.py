@@ -426,6 +426,7 @@ NOT_PAGES = {
     "session_export": "a download (Markdown or JSON file), not a page",
     "sessions_events": "event stream (text/event-stream): change fingerprints for the Sessions list",
     "provider_events": "event stream (text/event-stream): change fingerprints for a provider's page",
+    "memory_pending_events": "event stream (text/event-stream): the number of pending writes, for the header's badge",
     "memory_settings_events": "event stream (text/event-stream): change fingerprints for the settings page",
 }
 

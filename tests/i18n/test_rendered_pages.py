@@ -221,6 +221,9 @@ NOT_PAGES = {
     "sessions_events": "event stream: fingerprints only, no text",
     "provider_events": "event stream: fingerprints only, no text",
     "memory_settings_events": "event stream: fingerprints only, no text",
+    "provider_contents_events": "event stream: fingerprints only, no text",
+    "provider_contents_undo": "POST-only: redirects",
+    "memory_pending_events": "event stream: a number only, no text",
 }
 
 
@@ -380,6 +383,15 @@ def _pages(home: Path) -> Iterator[Request]:
                  "/schema-preview/?choice=plugin:linty&mode=static", "/schema-preview/?choice=plugin:badcheck",
                  "/schema-preview/?choice=plugin:badcheck&mode=static", "/audit/", "/audit/?kind=api_token",
                  "/audit/?format=xml", "/no-such-page/", "/providers/no-such-provider/", "/profiles/"):
+        yield "staff", "GET", path, None
+    from tests.provider_contents import store as holographic_store
+
+    facts = holographic_store.connect(holographic_store.create(home / "memory_store.db"))
+    holographic_store.add_fact(facts, "预发布主机是 kestrel。")
+    facts.close()
+    for path in ("/contents/", "/contents/holographic/", "/contents/holographic/?q=kestrel&category=general",
+                 "/contents/holographic/1/", "/contents/holographic/1/delete/", "/contents/holographic/left-behind/",
+                 "/contents/byterover/", "/contents/mem0/", "/contents/hindsight/x/"):
         yield "staff", "GET", path, None
     for target in ("memory", "user"):
         yield "staff", "GET", f"/memory/{target}/maintenance/", None

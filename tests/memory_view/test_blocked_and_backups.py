@@ -62,7 +62,7 @@ def test_it_lists_drift_backups_with_name_time_and_size(owner_client, home):
     assert f"/memory/memory/backups/{name}/" in content
     size = (home / "memories" / name).stat().st_size
     assert f"{size} bytes" in content
-    assert " UTC</time>" in content
+    assert " UTC</span></time>" in content
 
 
 def test_it_shows_a_backup_and_its_difference_from_the_current_file(owner_client, home):

@@ -42,7 +42,7 @@ def test_it_lists_each_staged_write_with_action_target_content_and_time(owner_cl
     assert pending_id in content
     assert "Deploys go to &lt;b&gt;Ubuntu&lt;/b&gt; 24.04" in content
     assert "automatic review" in content
-    assert "2025-12-29 09:20:00 UTC" in content
+    assert 'title="Dec. 29, 2025 09:20:00 UTC"' in content
     assert "Name: Dana R." in content and "Old text" in content
     assert content.index(pending_id) < content.index("Name: Dana R.")  # oldest first
 

@@ -64,4 +64,4 @@ def test_it_shows_the_count_and_the_time_on_the_page(viewer_client, home: Path) 
     _history(make_profile(home, "ops"), sessions=2)
     html = viewer_client.get("/profiles/").content.decode()
     assert '<a href="/profile/ops/sessions/">2</a>' in html
-    assert '<time datetime="2026-11-24T17:30:00+00:00">2026-11-24 17:30</time>' in html
+    assert '<time datetime="2026-11-24T17:30:00+00:00" title="Nov. 24, 2026 17:30:00 UTC">' in html

@@ -34,6 +34,8 @@ VIEWER_PAGES = {
     "sessions_events",
     "provider_events",
     "memory_settings_events",
+    "provider_contents_index", "provider_contents", "provider_contents_events", "provider_contents_item",
+    "provider_contents_left_behind",
 }
 # Routes whose GET is itself staff-only (confirmation pages of changes, the schema preview, which
 # executes schema files) or that only accept POST.
@@ -46,6 +48,7 @@ STAFF_ROUTES = {
     "people_revoke_invitation",
     "profiles_copy", "profiles_copy_review", "profiles_copy_apply",
     "schema_preview_events",
+    "provider_contents_delete", "provider_contents_undo",
 }
 BACKUP_NAME = "MEMORY.md.bak.1700000000"
 MEMORY_TEXT = "Repo uses uv for Python deps.\n§\nCI runs on GitHub Actions."

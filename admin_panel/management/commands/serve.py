@@ -237,6 +237,11 @@ class Command(BaseCommand):
             sock = bind_socket(host, port)
         except OSError as exc:
             raise CommandError(f"Cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+        from memory_core.history.search import warm_history
+
+        # The listening socket queues requests already; the first search no longer pays for the
+        # read of long tool rows (docs/history.md "Speed"). Never blocks, never raises.
+        warm_history(home)
         self.stdout.write(f"memory-panel: HERMES_HOME={home}")
         self.stdout.write(f"memory-panel: panel data in {settings.PANEL_DATA_DIR}")
         if not accounts_exist():

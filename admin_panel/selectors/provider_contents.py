@@ -1,0 +1,192 @@
+"""Reads of an external provider's own store for the contents pages (nothing here writes)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from admin_panel.selectors.sessions import secret_masker
+from memory_core.entries import parse_entries
+from memory_core.external import BROWSABLE, UNREACHABLE, source_for
+from memory_core.external.base import MAX_PER_PAGE, PER_PAGE, ContentsError, ContentsSource, Item, Page, Query
+from memory_core.files import read_store_file
+from provider_schemas.reading.state import active_provider
+
+KNOWN = (*BROWSABLE, *UNREACHABLE)
+MAX_SEARCH_CHARS = 200
+
+
+def is_known(name: str) -> bool:
+    return name in KNOWN
+
+
+def source(*, home: Path, name: str) -> ContentsSource | None:
+    return source_for(name, home=home)
+
+
+def query_from(params: Mapping[str, str]) -> Query:
+    def number(key: str, default: int, top: int) -> int:
+        raw = str(params.get(key, "")).strip()
+        return max(1, min(int(raw), top)) if raw.isdigit() and len(raw) < 7 else default
+
+    filters = {key: str(params.get(key, "")).strip()[:MAX_SEARCH_CHARS]
+               for key in ("category", "min_trust", "entity") if str(params.get(key, "")).strip()}
+    return Query(search=str(params.get("q", "")).strip()[:MAX_SEARCH_CHARS], page=number("page", 1, 100_000),
+                 per_page=number("per_page", PER_PAGE, MAX_PER_PAGE), filters=filters)
+
+
+@dataclass(frozen=True)
+class ShownItem:
+    item: Item
+    text: str  # secrets masked
+    secrets: tuple[str, ...]
+    mirror_of: str = ""  # "memory" / "user" when this is the copy of a current built-in entry
+
+
+@dataclass
+class ContentsPage:
+    name: str
+    active: bool
+    exists: bool
+    error: ContentsError | None = None
+    page: Page | None = None
+    rows: list[ShownItem] = field(default_factory=list)
+    choices: Mapping[str, Any] = field(default_factory=dict)
+    query: Query = field(default_factory=Query)
+
+    @property
+    def has_filters(self) -> bool:
+        return bool(self.query.search or self.query.filters)
+
+    @property
+    def previous_page(self) -> int | None:
+        return self.query.page - 1 if self.query.page > 1 else None
+
+    @property
+    def next_page(self) -> int | None:
+        return self.query.page + 1 if self.page is not None and self.page.has_next else None
+
+
+def builtin_entries(*, home: Path) -> dict[str, list[str]]:
+    """The current MEMORY.md and USER.md entries (empty when a file is missing or unreadable)."""
+    found: dict[str, list[str]] = {}
+    for target, file_name in (("memory", "MEMORY.md"), ("user", "USER.md")):
+        read = read_store_file(Path(home) / "memories" / file_name)
+        found[target] = parse_entries(read.text) if getattr(read, "text", None) else []
+    return found
+
+
+def _shown(home: Path, items: list[Item], mirrors: Mapping[str, str] | None = None) -> list[ShownItem]:
+    masker = secret_masker(home=home)
+    return [ShownItem(item=i, text=masker.mask(i.text), secrets=tuple(masker.names_in(i.text)),
+                      mirror_of=(mirrors or {}).get(i.id, "")) for i in items]
+
+
+def contents_page(*, home: Path, name: str, query: Query) -> ContentsPage:
+    store = source(home=home, name=name)
+    result = ContentsPage(name=name, active=active_provider(home=home) == name, exists=False, query=query)
+    if store is None:
+        return result
+    result.exists = store.exists()
+    if not result.exists:
+        return result
+    try:
+        result.choices = store.filter_choices()
+        result.page = store.list(query)
+        entries = builtin_entries(home=home)
+        mirrors = {item.id: target for (target, _text), item in store.mirrors(entries).items()}
+    except ContentsError as exc:
+        result.error = exc
+        return result
+    result.rows = _shown(home, list(result.page.items), mirrors)
+    return result
+
+
+def item_detail(*, home: Path, name: str, item_id: str) -> ShownItem:
+    store = source(home=home, name=name)
+    if store is None:
+        raise ContentsError("This provider's store cannot be read here.", code="unreachable")
+    item = store.get(item_id)
+    entries = builtin_entries(home=home)
+    mirror = next((t for (t, _e), m in store.mirrors(entries).items() if m.id == item.id), "")
+    return _shown(home, [item], {item.id: mirror} if mirror else None)[0]
+
+
+LEFT_BEHIND_SHOWN = 200
+
+
+def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool]:
+    """Copies in the mirror categories whose built-in entry is gone: the first LEFT_BEHIND_SHOWN,
+    and whether there are more (cleaning those up shows the next ones)."""
+    store = source(home=home, name=name)
+    if store is None or not store.exists():
+        return [], False
+    items = store.copies_without_entry(builtin_entries(home=home), limit=LEFT_BEHIND_SHOWN + 1)
+    return _shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN
+
+
+def watched_paths(*, home: Path, name: str) -> list[str]:
+    store = source(home=home, name=name)
+    return list(store.fingerprint_paths()) if store is not None else []
+
+
+def fingerprint(*, home: Path, name: str) -> str:
+    """stat results of the provider's files and the built-in stores (the mirror marks follow them)."""
+    paths = [*watched_paths(home=home, name=name), str(Path(home) / "memories" / "MEMORY.md"),
+             str(Path(home) / "memories" / "USER.md")]
+    digest = hashlib.sha256()
+    for path in paths:
+        try:
+            st = os.stat(path)
+            digest.update(f"{path}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}|".encode())
+        except OSError:
+            digest.update(f"{path}:-|".encode())
+    return digest.hexdigest()[:32]
+
+
+@dataclass(frozen=True)
+class EntryCopy:
+    """A built-in entry's copy in the active provider's store."""
+
+    provider: str
+    item_id: str
+    version: str
+    label: str  # "fact 42" / "ops/deploy/x.md" (the caller translates "fact")
+    url: str = ""
+
+
+def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[str, str], EntryCopy]:
+    """(target, entry text) → its copy in the active provider, when that provider's store can be read.
+    A store that cannot be read right now shows no copies rather than failing the memory page."""
+    name = active_provider(home=home)
+    store = source(home=home, name=name) if name in BROWSABLE else None
+    if store is None or not store.exists():
+        return {}
+    try:
+        found = store.mirrors(entries)
+    except ContentsError:
+        return {}
+    return {key: EntryCopy(provider=name, item_id=item.id, version=str(item.details.get("version", "")),
+                           label=str(item.details.get("path") or item.id)) for key, item in found.items()}
+
+
+@dataclass(frozen=True)
+class ProviderRow:
+    name: str
+    active: bool
+    browsable: bool
+    has_store: bool
+
+
+def overview(*, home: Path) -> list[ProviderRow]:
+    active = active_provider(home=home)
+    rows = []
+    for name in KNOWN:
+        store = source(home=home, name=name)
+        rows.append(ProviderRow(name=name, active=name == active, browsable=store is not None,
+                                has_store=store is not None and store.exists()))
+    return sorted(rows, key=lambda r: (not r.active, not r.browsable, r.name))

@@ -1,0 +1,86 @@
+"""Writes to an external provider's own store (delete, undo, bulk clean-up), each audited.
+
+The audit row never carries a secret: the fact's text is stored masked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+
+from admin_panel.models import AuditEntry
+from admin_panel.selectors.provider_contents import secret_masker, source
+from admin_panel.services.audit import record
+from memory_core.external.base import ContentsError, Item, Removed
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def _audit(*, user: User, home: Path, name: str, action: str, item: Item, summary: str) -> None:
+    masked = secret_masker(home=home).mask(item.text)
+    record(user=user, channel=AuditEntry.Channel.PANEL, home=home, kind=AuditEntry.Kind.MEMORY_ENTRY,
+           provider=name, summary=summary,
+           details={"action": action, "target": name, "item_id": item.id, "group": item.group, "content": masked})
+
+
+def delete_item(*, home: Path, user: User, name: str, item_id: str, expected: str | None = None) -> Removed:
+    store = source(home=home, name=name)
+    if store is None:
+        raise ContentsError("This provider's store cannot be changed here.", code="unreachable")
+    removed = store.delete(item_id, expected=expected)
+    _audit(user=user, home=home, name=name, action="delete", item=removed.item,
+           summary=f"Deleted item {removed.item.id} from {name}")
+    return removed
+
+
+def restore_item(*, home: Path, user: User, name: str, undo: Mapping[str, Any]) -> Item:
+    store = source(home=home, name=name)
+    if store is None:
+        raise ContentsError("This provider's store cannot be changed here.", code="unreachable")
+    item = store.restore(undo)
+    _audit(user=user, home=home, name=name, action="restore", item=item,
+           summary=f"Restored item {item.id} in {name}")
+    return item
+
+
+@dataclass
+class BulkOutcome:
+    removed: list[Removed] = field(default_factory=list)
+    failed: list[tuple[str, str]] = field(default_factory=list)  # (item id, why)
+
+
+def delete_items(*, home: Path, user: User, name: str, item_ids: list[str]) -> BulkOutcome:
+    """Each item on its own: one that is gone or refused is reported and the rest still go."""
+    store = source(home=home, name=name)
+    if store is None:
+        raise ContentsError("This provider's store cannot be changed here.", code="unreachable")
+    removed, failed = store.delete_many(item_ids)
+    for item in removed:
+        _audit(user=user, home=home, name=name, action="delete", item=item.item,
+               summary=f"Deleted item {item.item.id} from {name} (copies left behind)")
+    return BulkOutcome(removed=removed, failed=[(item_id, exc.message) for item_id, exc in failed])
+
+
+@dataclass
+class CopyOutcome:
+    copy: Any
+    removed: bool
+    why: str = ""  # ContentsError code when not removed
+
+
+def remove_copies(*, home: Path, user: User, copies: list[Any]) -> list[CopyOutcome]:
+    """The copies of entries the panel just removed, each on its own: one that fails is reported
+    (and stays in the left-behind list), the others still go."""
+    outcomes = []
+    for copy in copies:
+        try:
+            delete_item(home=home, user=user, name=copy.provider, item_id=copy.item_id, expected=copy.version or None)
+        except ContentsError as exc:
+            outcomes.append(CopyOutcome(copy=copy, removed=False, why=exc.code))
+        else:
+            outcomes.append(CopyOutcome(copy=copy, removed=True))
+    return outcomes

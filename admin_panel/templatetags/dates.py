@@ -1,0 +1,59 @@
+"""One way to show a moment on every page: ``{% when value %}``.
+
+A ``<time datetime=…>`` element in the reader's language: relative for the last week ("3 minutes
+ago"), the date after that; the exact time with its zone on hover (``title``) and for screen
+readers (a visually hidden copy)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from django import template
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.html import format_html
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+register = template.Library()
+
+RELATIVE_FOR = timedelta(days=7)
+
+
+def relative(moment: datetime, now: datetime) -> str:
+    past = now - moment
+    if past < timedelta(0) or past >= RELATIVE_FOR:
+        return date_format(moment, "DATE_FORMAT")
+    seconds = int(past.total_seconds())
+    if seconds < 60:
+        return _("just now")
+    if seconds < 3600:
+        minutes = seconds // 60
+        return ngettext("%(count)d minute ago", "%(count)d minutes ago", minutes) % {"count": minutes}
+    if seconds < 86400:
+        hours = seconds // 3600
+        return ngettext("%(count)d hour ago", "%(count)d hours ago", hours) % {"count": hours}
+    days = seconds // 86400
+    return ngettext("%(count)d day ago", "%(count)d days ago", days) % {"count": days}
+
+
+def exact(moment: datetime) -> str:
+    return f"{date_format(moment, 'DATE_FORMAT')} {moment:%H:%M:%S} {moment.tzname() or 'UTC'}"
+
+
+@register.simple_tag
+def when(value: datetime | None, empty: str = "—") -> str:
+    if not isinstance(value, datetime):
+        return empty
+    if timezone.is_naive(value):
+        value = timezone.make_aware(value, timezone.get_current_timezone())
+    moment = timezone.localtime(value)
+    shown = relative(moment, timezone.localtime())
+    full = exact(moment)
+    spoken = full if shown == date_format(moment, "DATE_FORMAT") else _("%(shown)s, %(exact)s") % {
+        "shown": shown, "exact": full}
+    return format_html(
+        '<time datetime="{}" title="{}"><span aria-hidden="true">{}</span>'
+        '<span class="visually-hidden">{}</span></time>',
+        moment.isoformat(timespec="seconds"), full, shown, spoken,
+    )
