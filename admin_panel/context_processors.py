@@ -48,6 +48,9 @@ _NAV_ITEMS = (
 _NAV_ARGUMENTS = {"memory_maintenance": {"target": "memory"}}
 # Shown only when the agent has more than one profile (see profile_count).
 _MULTI_PROFILE_ITEMS = {"profiles"}
+# On the overview only: the header keeps one row on a laptop, and these pages are linked from the
+# Memory page and from each provider's page.
+_OVERVIEW_ONLY_ITEMS = {"provider_contents_index"}
 
 
 def navigation(request: HttpRequest) -> dict[str, object]:
@@ -72,7 +75,7 @@ def navigation(request: HttpRequest) -> dict[str, object]:
             continue
         items.append(
             {"url": url, "label": label, "description": description, "current": False,
-             "beside_switcher": url_name in _MULTI_PROFILE_ITEMS}
+             "beside_switcher": url_name in _MULTI_PROFILE_ITEMS, "in_header": url_name not in _OVERVIEW_ONLY_ITEMS}
         )
     # The longest address the page is under is the current one: Maintenance lives under Memory's.
     current = max((item for item in items if request.path.startswith(str(item["url"]))),

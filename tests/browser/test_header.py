@@ -80,7 +80,7 @@ def test_it_links_maintenance_and_counts_pending_writes_on_every_page(browser, l
             maintenance.click()
             page.wait_for_url("**/memory/memory/maintenance/")
             expect(maintenance).to_have_attribute("aria-current", "page")
-            memory = page.get_by_role("navigation", name="Main").get_by_role("link", name="Memory")
+            memory = page.get_by_role("navigation", name="Main").get_by_role("link", name="Memory", exact=True)
             expect(memory).not_to_have_attribute("aria-current", "page")
         finally:
             page.context.close()
