@@ -25,7 +25,7 @@ def test_it_signs_in_through_the_link_sets_a_password_and_lands_home(page, live_
 
     page.wait_for_url(f"{live_server.url}/")
     expect(page.get_by_role("heading", name="Overview")).to_be_visible()
-    expect(page.get_by_text("dana")).to_be_visible()
+    expect(page.get_by_role("link", name="Signed in as dana (Admin)")).to_be_visible()
     screenshot(page, "first-run-home")
     assert get_user_model().objects.filter(username="dana", is_staff=True).exists()
 

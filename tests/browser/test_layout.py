@@ -44,15 +44,20 @@ CRAWLED = tuple(v for v in VISITS if v.signed_in and v.staff and v.setup in (Non
 LAYOUT_JS = r"""() => {
   const problems = [];
   const root = document.documentElement;
-  if (root.scrollWidth > root.clientWidth + 1) {
-    problems.push(`the page scrolls sideways: ${root.scrollWidth}px of content in ${root.clientWidth}px`);
-  }
   const describe = el => {
     let text = el.tagName.toLowerCase();
     if (el.id) { text += '#' + el.id; }
     if (el.classList.length) { text += '.' + [...el.classList].join('.'); }
     return `${text} "${(el.innerText || el.value || '').replace(/\s+/g, ' ').trim().slice(0, 40)}"`;
   };
+  if (root.scrollWidth > root.clientWidth + 1) {
+    // Name the innermost elements that reach past the window, so the message says what to fix.
+    const past = [...document.querySelectorAll('body *')].filter(
+      el => el.getBoundingClientRect().right > root.clientWidth + 1
+        && ![...el.children].some(child => child.getBoundingClientRect().right > root.clientWidth + 1));
+    problems.push(`the page scrolls sideways: ${root.scrollWidth}px of content in ${root.clientWidth}px`
+      + ` (past the edge: ${past.slice(0, 3).map(describe).join(', ')})`);
+  }
   const visible = el => el.offsetParent !== null && el.getClientRects().length > 0;
   for (const el of document.querySelectorAll('body *')) {
     // A visually hidden element (1px, clipped) is for screen readers: it hides its text on purpose.

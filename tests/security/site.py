@@ -31,6 +31,7 @@ VIEWER_PAGES = {
     "memory_maintenance",
     "profiles",
     "memory_events",
+    "memory_pending_events",
     "sessions_events",
     "provider_events",
     "memory_settings_events",
