@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import http.client
 import sqlite3
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from memory_core import add_entry
 from tests.event_streams import (
     FINGERPRINT_LINE,
+    OpenStream,
     assert_only_a_fingerprint,
     assert_sent_to_sign_in_with_no_data,
     stream_body,
@@ -65,31 +65,6 @@ def test_it_gives_a_viewer_the_memory_stream_with_only_the_fingerprint(viewer_cl
 # --- on the real server (ASGI): a stream that stays open ------------------------------------------
 
 
-class _Stream:
-    """An open event stream read line by line, as EventSource reads it."""
-
-    def __init__(self, port: int, path: str, cookie: str) -> None:
-        self.connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        self.connection.request("GET", path, headers={"Cookie": cookie, "Accept": "text/event-stream"})
-        self.response = self.connection.getresponse()
-
-    def next_event(self) -> list[str]:
-        lines: list[str] = []
-        while True:
-            line = self.response.readline().decode("utf-8")
-            assert line, "the stream ended"
-            line = line.rstrip("\n")
-            if line == "":
-                if any(not part.startswith(":") for part in lines):
-                    return lines
-                lines = []  # a comment-only keep-alive
-                continue
-            lines.append(line)
-
-    def close(self) -> None:
-        self.connection.close()
-
-
 @pytest.fixture
 def real_panel(tmp_path: Path):
     home, data = tmp_path / "home", tmp_path / "data"
@@ -106,7 +81,7 @@ def real_panel(tmp_path: Path):
 
 @pytest.mark.slow
 def test_it_pushes_a_new_fingerprint_on_a_write_and_never_the_entry_text_or_a_secret(real_panel):
-    stream = _Stream(real_panel.port, STREAMS[0], real_panel.cookie)
+    stream = OpenStream(real_panel.port, STREAMS[0], real_panel.cookie)
     try:
         assert stream.response.status == 200
         first = stream.next_event()
@@ -125,7 +100,7 @@ def test_it_pushes_a_new_fingerprint_on_a_write_and_never_the_entry_text_or_a_se
 
 @pytest.mark.slow
 def test_it_ends_the_stream_of_an_account_deactivated_while_it_is_open(real_panel):
-    stream = _Stream(real_panel.port, STREAMS[0], real_panel.cookie)
+    stream = OpenStream(real_panel.port, STREAMS[0], real_panel.cookie)
     try:
         stream.next_event()
         with sqlite3.connect(real_panel.data_dir / "panel.sqlite3") as database:
