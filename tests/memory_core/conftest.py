@@ -69,9 +69,16 @@ def read_bytes(home: Path, name: str = "MEMORY.md") -> bytes:
 
 
 def _as_nobody(queue: Any, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
-    # The interpreter's own library may sit in a folder only root can read (a pyenv under /root):
-    # what the code imports lazily (sqlite3 for the agent-release check) is imported before the drop.
+    # The interpreter's library and this checkout may sit in folders only root can read (a pyenv
+    # under /root, a clone in a private temporary folder): what the code imports lazily (the
+    # agent-release check reads state.db) is imported before the drop.
     import sqlite3  # noqa: F401
+    import urllib.parse  # noqa: F401
+
+    import memory_core.agent_release
+    import memory_core.history.db
+    import memory_core.history.schema
+    import memory_core.safe_paths  # noqa: F401
 
     try:
         os.setgid(NOBODY)
