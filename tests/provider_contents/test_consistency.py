@@ -5,6 +5,8 @@ and forwards the write to holographic the way 0.19.0 does (add: the new text; no
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -117,3 +119,62 @@ def test_it_replaces_an_entry_and_removes_its_old_copy_in_the_same_step(owner_cl
     assert "holographic: its copy (fact 2) was deleted too." in response.content.decode()
     assert "Deploys go out on Thursdays." in read_store(layers, "memory")
     assert "Deploys go out on Fridays." not in _facts(layers)
+
+
+# --- the marks follow the provider's store ------------------------------------------------------
+
+
+def _plugin_adds_in_another_process(db: Path, content: str, category: str = "general") -> None:
+    """The agent's plugin, in a process of its own, adds a fact (its statements, its order)."""
+    script = ("import sys; from pathlib import Path; from tests.provider_contents import store as s;"
+              " c = s.connect(Path(sys.argv[1])); s.add_fact(c, sys.argv[2], sys.argv[3]); c.close()")
+    subprocess.run([sys.executable, "-c", script, str(db), content, category], check=True,
+                   cwd=Path(__file__).resolve().parents[2], timeout=60)
+
+
+def _page_fingerprint(client) -> str:
+    content = client.get("/memory/").content.decode()
+    marker = 'data-fingerprint="'
+    start = content.index(marker) + len(marker)
+    return content[start:content.index('"', start)]
+
+
+def test_it_shows_a_new_copy_on_the_next_poll_when_another_process_adds_it(owner_client, layers):
+    assert add_entry(home=layers, target="memory", content="Backups run at 02:00.")["success"]
+    fingerprint = _page_fingerprint(owner_client)
+    assert owner_client.get("/memory/poll/", {"view": "page", "fp": fingerprint}).status_code == 204
+
+    _plugin_adds_in_another_process(layers / "memory_store.db", "Backups run at 02:00.")
+
+    response = owner_client.get("/memory/poll/", {"view": "page", "fp": fingerprint})
+    assert response.status_code == 200
+    assert "also in holographic, fact 5" in response.content.decode()
+    # The change feed watches the provider's store too, not only MEMORY.md and USER.md.
+    from admin_panel.selectors.memory import fingerprint_paths
+
+    assert layers / "memory_store.db" in fingerprint_paths(home=layers)
+
+
+def test_it_leaves_an_idle_page_alone_while_the_panel_reads_the_provider(owner_client, layers):
+    fingerprint = _page_fingerprint(owner_client)
+    owner_client.get("/contents/holographic/", {"q": "staging"})
+    owner_client.get("/contents/holographic/left-behind/")
+    assert owner_client.get("/memory/poll/", {"view": "page", "fp": fingerprint}).status_code == 204
+
+
+def test_it_follows_a_byterover_file_edited_in_place(owner_client, home):
+    (home / "config.yaml").write_text("memory:\n  provider: byterover\n")
+    assert add_entry(home=home, target="memory", content="The release train leaves on Tuesdays.")["success"]
+    topic = home / "byterover" / ".brv" / "context-tree" / "ops" / "releases"
+    topic.mkdir(parents=True)
+    note = topic / "release_days.md"
+    note.write_text("---\ntitle: Release days\n---\nReleases are planned weekly.\n")
+    fingerprint = _page_fingerprint(owner_client)
+    assert "also in byterover" not in owner_client.get("/memory/").content.decode()
+
+    with note.open("a") as handle:  # in place: the folder's own stat does not move
+        handle.write("The release train leaves on Tuesdays.\n")
+
+    response = owner_client.get("/memory/poll/", {"view": "page", "fp": fingerprint})
+    assert response.status_code == 200
+    assert "also in byterover, ops/releases/release_days.md" in response.content.decode()
