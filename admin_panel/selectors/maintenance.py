@@ -19,9 +19,9 @@ from admin_panel.selectors.memory import entry_key, make_ref
 from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view, source_views
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import char_count
-from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
 from memory_core.external import BROWSABLE, source_for
 from memory_core.external.base import ContentsError, Item
+from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
 from memory_core.maintenance.provenance import EntrySource
 from memory_core.maintenance.provider import ProviderAnalysis, analyse_provider
 from memory_core.state import StoreState, read_store_state
@@ -252,8 +252,8 @@ def maintenance_view(
         GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups
     )
     return MaintenanceView(
-        state=state, analysis=analysis, entries=entries, groups=groups, history=budget_history(home=home, target=target),
-        provider=provider_findings(home=home, secrets=secrets),
+        state=state, analysis=analysis, entries=entries, groups=groups,
+        history=budget_history(home=home, target=target), provider=provider_findings(home=home, secrets=secrets),
     )
 
 
