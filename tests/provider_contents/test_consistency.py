@@ -113,8 +113,8 @@ def test_it_replaces_an_entry_and_removes_its_old_copy_in_the_same_step(owner_cl
 
     url = f"/memory/memory/entries/{entry_key('Deploys go out on Fridays.')}/edit/"
     form = owner_client.get(url).content.decode()
-    assert "Also delete its old copy in holographic (fact 2)" in form
-    response = owner_client.post(url, {"content": "Deploys go out on Thursdays.", "also_copy": "1",
+    assert "Its copy in holographic (fact 2) holds the text before your change" in form
+    response = owner_client.post(url, {"content": "Deploys go out on Thursdays.", "copy_action": "delete",
                                        "next": "/memory/"}, follow=True)
     assert "holographic: its copy (fact 2) was deleted too." in response.content.decode()
     assert "Deploys go out on Thursdays." in read_store(layers, "memory")
@@ -178,3 +178,131 @@ def test_it_follows_a_byterover_file_edited_in_place(owner_client, home):
     response = owner_client.get("/memory/poll/", {"view": "page", "fp": fingerprint})
     assert response.status_code == 200
     assert "also in byterover, ops/releases/release_days.md" in response.content.decode()
+
+
+# --- replacing an entry updates its copy ----------------------------------------------------------
+
+
+def _edit_url(text: str, target: str = "memory") -> str:
+    from admin_panel.selectors.memory import entry_key
+
+    return f"/memory/{target}/entries/{entry_key(text)}/edit/"
+
+
+def _fact(home: Path, fact_id: int) -> dict:
+    conn = plugin.connect(home / "memory_store.db")
+    try:
+        row = dict(conn.execute("SELECT * FROM facts WHERE fact_id = ?", (fact_id,)).fetchone())
+        row["entities"] = sorted(r[0] for r in conn.execute(
+            "SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.entity_id WHERE fe.fact_id = ?",
+            (fact_id,)))
+        row["fts"] = [r[0] for r in conn.execute("SELECT rowid FROM facts_fts WHERE facts_fts MATCH ?",
+                                                 ('"Thursdays"',))]
+        row["bank"] = conn.execute("SELECT vector, fact_count FROM memory_banks WHERE bank_name = 'cat:general'"
+                                   ).fetchone()
+        row["all_entities"] = sorted(r[0] for r in conn.execute("SELECT name FROM entities"))
+        return row
+    finally:
+        conn.close()
+
+
+def test_it_updates_the_copy_in_place_the_way_the_plugin_updates_a_fact(owner_client, layers):
+    from memory_core.external.holographic import bundle, fact_vector
+
+    conn = plugin.connect(layers / "memory_store.db")
+    conn.execute("UPDATE facts SET trust_score = 0.8, retrieval_count = 7, helpful_count = 2,"
+                 " updated_at = '2026-01-01 00:00:00' WHERE fact_id = 2")
+    conn.close()
+    before = _fact(layers, 2)
+    form = owner_client.get(_edit_url("Deploys go out on Fridays.")).content.decode()
+    assert 'name="copy_action" value="update" checked' in form
+
+    response = owner_client.post(_edit_url("Deploys go out on Fridays."),
+                                 {"content": "Deploys go out on Thursdays with Release Captain Mira.",
+                                  "copy_action": "update", "next": "/memory/"}, follow=True)
+
+    assert "holographic: its copy (fact 2) now holds the new text too." in response.content.decode()
+    after = _fact(layers, 2)
+    assert after["content"] == "Deploys go out on Thursdays with Release Captain Mira."
+    for kept in ("category", "trust_score", "retrieval_count", "helpful_count", "created_at"):
+        assert after[kept] == before[kept], kept
+    assert after["updated_at"] != "2026-01-01 00:00:00"
+    assert after["fts"] == [2]  # the plugin's trigger swapped the FTS row
+    assert after["entities"] == ["Release Captain Mira"]
+    assert after["hrr_vector"] == fact_vector(after["content"], after["entities"], len(before["hrr_vector"]) // 8)
+    conn = plugin.connect(layers / "memory_store.db")
+    vectors = [r[0] for r in conn.execute("SELECT hrr_vector FROM facts WHERE category = 'general'"
+                                          " AND hrr_vector IS NOT NULL")]
+    conn.close()
+    assert after["bank"][0] == bundle(vectors) and after["bank"][1] == 3
+    # Nothing left behind: the entry's only copy carries its new text.
+    assert "Deploys go out on" not in owner_client.get("/contents/holographic/left-behind/").content.decode()
+    assert "also in holographic, fact 2" in owner_client.get("/memory/").content.decode()
+    assert AuditEntry.objects.filter(provider="holographic", details__action="update").count() == 1
+
+
+def test_it_says_what_happened_in_each_layer_when_the_copy_cannot_be_updated(owner_client, layers):
+    # The agent already stored the new text as a fact of its own: the old copy cannot take it.
+    conn = plugin.connect(layers / "memory_store.db")
+    plugin.add_fact(conn, "Deploys go out on Thursdays.")
+    conn.close()
+    response = owner_client.post(_edit_url("Deploys go out on Fridays."),
+                                 {"content": "Deploys go out on Thursdays.", "copy_action": "update",
+                                  "next": "/memory/"}, follow=True)
+    text = response.content.decode()
+    assert "holographic: its copy (fact 2) was NOT updated (another item already holds the new text)" in text
+    assert "Deploys go out on Thursdays." in read_store(layers, "memory")
+    assert "Deploys go out on Fridays." in _facts(layers)  # untouched, and listed as left behind
+    assert "Deploys go out on Fridays." in owner_client.get("/contents/holographic/left-behind/").content.decode()
+
+
+def test_it_leaves_the_copy_alone_when_asked_to(owner_client, layers):
+    response = owner_client.post(_edit_url("Deploys go out on Fridays."),
+                                 {"content": "Deploys go out on Thursdays.", "copy_action": "keep",
+                                  "next": "/memory/"}, follow=True)
+    assert "its copy (fact 2) was left as it is" in response.content.decode()
+    assert "Deploys go out on Fridays." in _facts(layers)
+
+
+def test_it_updates_a_byterover_copy_inside_its_file(owner_client, home):
+    (home / "config.yaml").write_text("memory:\n  provider: byterover\n")
+    assert add_entry(home=home, target="user", content="Prefers short answers.")["success"]
+    topic = home / "byterover" / ".brv" / "context-tree" / "people" / "owner"
+    topic.mkdir(parents=True)
+    note = topic / "style.md"
+    note.write_text("---\ntitle: Style\ntags: [user]\n---\n[User profile] Prefers short answers.\nUses vim.\n")
+    response = owner_client.post(_edit_url("Prefers short answers.", "user"),
+                                 {"content": "Prefers short answers with examples.", "copy_action": "update",
+                                  "next": "/memory/"}, follow=True)
+    assert "byterover: its copy (people/owner/style.md) now holds the new text too." in response.content.decode()
+    assert note.read_text() == ("---\ntitle: Style\ntags: [user]\n---\n"
+                                "[User profile] Prefers short answers with examples.\nUses vim.\n")
+    assert [p.name for p in topic.iterdir()] == ["style.md"]  # no temporary file left
+
+
+def test_it_keeps_every_write_of_an_agent_writing_while_the_panel_replaces_and_removes(owner_client, layers,
+                                                                                    tmp_path):
+    """The plugin adds and deletes facts from a second process during a real sequence in the panel
+    (add, replace with the copy updated, remove with the copy deleted): no lost write, no error."""
+    db = layers / "memory_store.db"
+    stop, out = tmp_path / "stop", tmp_path / "writer.json"
+    writer = subprocess.Popen([sys.executable, "-m", "tests.provider_contents.agent_writer", str(db), "agent",
+                               str(stop), str(out)], cwd=Path(__file__).resolve().parents[2])
+    try:
+        _agent(layers, "add", "memory", "Backups run at 02:00.")
+        owner_client.post(_edit_url("Backups run at 02:00."),
+                          {"content": "Backups run at 03:00.", "copy_action": "update", "next": "/memory/"})
+        ref = entry_ref("memory", "The staging host is osprey.")
+        owner_client.post("/memory/delete/", {"entry": ref, "also_copy": ref, "next": "/memory/"})
+    finally:
+        stop.write_text("stop")
+        writer.wait(timeout=120)
+    import json
+
+    result = json.loads(out.read_text())
+    assert result["errors"] == []
+    facts = _facts(layers)
+    assert all(text in facts for text in result["present"])
+    assert "Backups run at 03:00." in facts and "Backups run at 02:00." not in facts
+    assert "The staging host is osprey." not in facts
+    assert not any("was NOT" in str(m) for m in owner_client.get("/memory/").context["messages"])
