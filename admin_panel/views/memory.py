@@ -406,7 +406,7 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
             messages.success(request, outcome.message)
             changed = form.cleaned_data["content"].strip() != current.strip()
             if copy is not None and context["entry_copy"] is not None and changed:
-                _handle_copy(request, home=home, copy=copy, view=context["entry_copy"], old_text=current,
+                handle_copy(request, home=home, copy=copy, view=context["entry_copy"], old_text=current,
                              new_text=form.cleaned_data["content"])
             return _done(request, _next_url(request))
     context.update(form=form, outcome=outcome, refusal=_refusal(state, outcome))
@@ -436,25 +436,25 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
                 "refs": refs,
                 "present": [ref for ref in refs if ref.text is not None],
                 "gone": [ref for ref in refs if ref.text is None],
-                "copies": _ref_copies(home, refs),
+                "copies": ref_copies(home, refs),
                 "next": next_url,
             },
         )
-    copies = _ref_copies(home, refs)  # looked up before the delete: the entry is what names its copy
+    copies = ref_copies(home, refs)  # looked up before the delete: the entry is what names its copy
     outcome = services.delete_entries(home=home, user=request.user, refs=refs)
     for level, text in outcome.messages:
         messages.add_message(request, getattr(messages, level.upper()), text)
     wanted = set(request.POST.getlist("also_copy"))
     deleted = set(outcome.deleted)
     chosen = [copy for (target, text, ref), copy in copies.items() if ref in wanted and (target, text) in deleted]
-    _report_copies(request, contents_services.remove_copies(home=home, user=request.user,
+    report_copies(request, contents_services.remove_copies(home=home, user=request.user,
                                                              copies=[c["copy"] for c in chosen]), chosen)
     if outcome.deleted:
         request.session[UNDO_SESSION_KEY] = {"at": time.time(), "items": [list(item) for item in outcome.deleted]}
     return _done(request, next_url)
 
 
-def _ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str, str, str], dict[str, Any]]:
+def ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str, str, str], dict[str, Any]]:
     entries: dict[str, list[str]] = {}
     for ref in refs:
         if ref.text is not None:
@@ -468,7 +468,7 @@ def _ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str
 COPY_ACTIONS = ("update", "delete", "keep")
 
 
-def _handle_copy(request: HttpRequest, *, home: Path, copy: contents_selectors.EntryCopy, view: dict[str, Any],
+def handle_copy(request: HttpRequest, *, home: Path, copy: contents_selectors.EntryCopy, view: dict[str, Any],
                  old_text: str, new_text: str) -> None:
     """The replaced entry's copy, as the person chose: updated to the new text, deleted, or kept.
     A form from before the choice existed sends only ``also_copy`` (delete when ticked)."""
@@ -478,9 +478,9 @@ def _handle_copy(request: HttpRequest, *, home: Path, copy: contents_selectors.E
     if action == "update" and copy.can_update:
         outcome = contents_services.update_copy(home=home, user=request.user, copy=copy, old_text=old_text,
                                                 new_text=new_text)
-        _report_copies(request, [outcome], [view])
+        report_copies(request, [outcome], [view])
     elif action == "delete":
-        _report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]), [view])
+        report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]), [view])
     else:
         messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the text "
                                  "before your change.") % view)
@@ -497,7 +497,7 @@ def _copy_failure(why: str) -> str:
     return str(texts.get(why, _("the store refused")))
 
 
-def _report_copies(request: HttpRequest, outcomes: list[Any], chosen: list[dict[str, Any]]) -> None:
+def report_copies(request: HttpRequest, outcomes: list[Any], chosen: list[dict[str, Any]]) -> None:
     """One line per copy, naming the layer: the built-in entry is gone either way (said above)."""
     for outcome, view in zip(outcomes, chosen, strict=True):
         if outcome.action == "update":

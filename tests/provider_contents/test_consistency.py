@@ -306,3 +306,34 @@ def test_it_keeps_every_write_of_an_agent_writing_while_the_panel_replaces_and_r
     assert "Backups run at 03:00." in facts and "Backups run at 02:00." not in facts
     assert "The staging host is osprey." not in facts
     assert not any("was NOT" in str(m) for m in owner_client.get("/memory/").context["messages"])
+
+
+# --- the maintenance page's merge and rewrite remove entries too ----------------------------------
+
+
+def test_it_deletes_the_copies_of_entries_merged_away_on_the_maintenance_page(owner_client, layers):
+    refs = [entry_ref("memory", "The staging host is osprey."), entry_ref("memory", "Deploys go out on Fridays.")]
+    merged = "Staging is osprey; deploys go out on Fridays."
+    review = owner_client.post("/memory/memory/maintenance/merge/", {"entry": refs, "content": merged,
+                                                                     "step": "review"}).content.decode()
+    assert review.count('name="also_copy"') == 2 and "Also delete its copy in holographic (fact 4)" in review
+    response = owner_client.post("/memory/memory/maintenance/merge/",
+                                 {"entry": refs, "content": merged, "step": "confirm", "also_copy": refs},
+                                 follow=True)
+    text = response.content.decode()
+    assert "holographic: its copy (fact 4) was deleted too." in text
+    assert "holographic: its copy (fact 2) was deleted too." in text
+    assert sorted(_facts(layers)) == ["Prefers tabs.", "The staging host is kestrel."]
+
+
+def test_it_updates_the_copy_of_an_entry_rewritten_on_the_maintenance_page(owner_client, layers):
+    refs = [entry_ref("memory", "Deploys go out on Fridays.")]
+    new = "Deploys go out on Fridays after 10:00."
+    review = owner_client.post("/memory/memory/maintenance/merge/", {"entry": refs, "content": new,
+                                                                     "step": "review"}).content.decode()
+    assert 'name="copy_action" value="update" checked' in review
+    response = owner_client.post("/memory/memory/maintenance/merge/",
+                                 {"entry": refs, "content": new, "step": "confirm", "copy_action": "update"},
+                                 follow=True)
+    assert "holographic: its copy (fact 2) now holds the new text too." in response.content.decode()
+    assert new in _facts(layers) and "Deploys go out on Fridays." not in _facts(layers)
