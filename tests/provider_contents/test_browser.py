@@ -73,3 +73,35 @@ def test_it_reads_well_on_a_phone_and_a_desktop(browser, live_server, owner, fac
         assert "2 facts" in page.locator("#contents-results").inner_text()
     finally:
         context.close()
+
+
+def test_it_marks_an_entrys_copy_without_a_reload_when_the_agent_stores_it(signed_in_page, live_server, facts):
+    """Another process (the plugin's own statements) stores the copy of an entry while the memory
+    page is open: the "also in" mark appears through the live update, no reload, and is a link
+    reached with the keyboard."""
+    import subprocess
+    import sys
+
+    from memory_core import add_entry
+
+    assert add_entry(home=facts.parent, target="memory", content="Backups run at 02:00.")["success"]
+    page = signed_in_page
+    page.goto(f"{live_server.url}/memory/")
+    page.wait_for_function("() => document.querySelector('#memory-live-status').dataset.state === 'live'")
+    entries = page.locator("#entries-memory")
+    expect(entries).to_contain_text("Backups run at 02:00.")
+    expect(entries).not_to_contain_text("also in holographic, fact 7")
+    page.evaluate("window.__notReloaded = true")
+
+    script = ("import sys; from pathlib import Path; from tests.provider_contents import store as s;"
+              " c = s.connect(Path(sys.argv[1])); s.add_fact(c, sys.argv[2]); c.close()")
+    subprocess.run([sys.executable, "-c", script, str(facts), "Backups run at 02:00."], check=True,
+                   cwd=Path(__file__).resolve().parents[2], timeout=60)
+
+    mark = entries.get_by_role("link", name="also in holographic, fact 7")
+    expect(mark).to_be_visible(timeout=60_000)  # a safety net against a hang only
+    assert page.evaluate("window.__notReloaded") is True
+    mark.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/contents/holographic/7/")
+    expect(page.locator("main")).to_contain_text("Backups run at 02:00.")

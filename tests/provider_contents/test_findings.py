@@ -76,6 +76,9 @@ def test_it_follows_the_store_after_the_item_is_deleted(owner_client, facts):
     plugin.remove_fact(conn, 2)
     conn.close()
     assert 'data-provider-item="2"' not in owner_client.get("/memory/memory/maintenance/").content.decode()
+    # Built-in memory only: no provider section at all.
+    (facts / "config.yaml").write_text("memory:\n  provider: ''\n")
+    assert 'id="maintenance-provider"' not in owner_client.get("/memory/memory/maintenance/").content.decode()
 
 
 def test_it_reads_a_byterover_tree_the_same_way(owner_client, home):
@@ -96,8 +99,3 @@ def test_it_says_so_plainly_when_the_provider_store_cannot_be_read(owner_client,
     response = owner_client.get("/memory/memory/maintenance/")
     assert response.status_code == 200
     assert "The holographic store could not be read" in _section(response.content.decode())
-
-
-def test_it_shows_no_provider_section_without_an_active_provider(owner_client, facts):
-    (facts / "config.yaml").write_text("memory:\n  provider: ''\n")
-    assert 'id="maintenance-provider"' not in owner_client.get("/memory/memory/maintenance/").content.decode()
