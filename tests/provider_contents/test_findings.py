@@ -99,3 +99,15 @@ def test_it_says_so_plainly_when_the_provider_store_cannot_be_read(owner_client,
     response = owner_client.get("/memory/memory/maintenance/")
     assert response.status_code == 200
     assert "The holographic store could not be read" in _section(response.content.decode())
+
+
+def test_it_checks_the_newest_items_of_a_large_store_and_says_so(owner_client, facts, monkeypatch):
+    from memory_core.maintenance import provider
+
+    monkeypatch.setattr(provider, "SCAN_LIMIT", 4)
+    monkeypatch.setattr(provider, "DUPLICATE_LIMIT", 2)
+    section = _section(owner_client.get("/memory/memory/maintenance/").content.decode())
+    assert "Only the newest 4 items are checked (duplicates among the newest 2)." in section
+    assert 'data-provider-item="3"' in section  # newest first: 6, 5, 4, 3
+    assert 'data-provider-item="2"' not in section
+    assert 'id="maintenance-provider-duplicates"' not in section  # 4 and 5 are not among the newest 2
