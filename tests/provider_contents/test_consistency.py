@@ -113,7 +113,7 @@ def test_it_replaces_an_entry_and_removes_its_old_copy_in_the_same_step(owner_cl
 
     url = f"/memory/memory/entries/{entry_key('Deploys go out on Fridays.')}/edit/"
     form = owner_client.get(url).content.decode()
-    assert "Its copy in holographic (fact 2) holds the text before your change" in form
+    assert "When the text changes, its copy in holographic (fact 2)" in form
     response = owner_client.post(url, {"content": "Deploys go out on Thursdays.", "copy_action": "delete",
                                        "next": "/memory/"}, follow=True)
     assert "holographic: its copy (fact 2) was deleted too." in response.content.decode()
