@@ -111,3 +111,18 @@ def test_it_checks_the_newest_items_of_a_large_store_and_says_so(owner_client, f
     assert 'data-provider-item="3"' in section  # newest first: 6, 5, 4, 3
     assert 'data-provider-item="2"' not in section
     assert 'id="maintenance-provider-duplicates"' not in section  # 4 and 5 are not among the newest 2
+
+
+def test_it_speaks_chinese_too(owner_client, facts):
+    html = owner_client.get("/memory/memory/maintenance/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    section = _section(html)
+    assert "holographic 记住的内容" in section and "打开 holographic 中的条目 2" in section
+    assert SECRET not in html
+    form = owner_client.get(f"/memory/memory/entries/{_key('Uses uv.')}/edit/", HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert "将副本更新为新文本" in form.content.decode()
+
+
+def _key(text: str) -> str:
+    from admin_panel.selectors.memory import entry_key
+
+    return entry_key(text)
