@@ -333,3 +333,27 @@ def test_it_updates_the_copy_of_an_entry_rewritten_on_the_maintenance_page(owner
                                  follow=True)
     assert "holographic: its copy (fact 2) now holds the new text too." in response.content.decode()
     assert new in _facts(layers) and "Deploys go out on Fridays." not in _facts(layers)
+
+
+def test_it_follows_a_real_sequence_of_the_agents_add_replace_and_remove(owner_client, layers):
+    """The agent's own remove is not forwarded (0.19.0): the copy stays, loses its mark, and is
+    listed as left behind; a replace leaves the old copy behind and marks the new one; a replace in
+    the panel moves the same copy along and leaves nothing behind."""
+    from memory_core import remove_entry
+
+    _agent(layers, "add", "user", "Works in UTC+1.")
+    _agent(layers, "replace", "user", "Works in UTC+2.", old="UTC+1")
+    assert remove_entry(home=layers, target="memory", old_text="Fridays")["success"]
+    page = owner_client.get("/memory/").content.decode()
+    assert "also in holographic, fact 6" in page  # Works in UTC+2.
+    assert "also in holographic, fact 2" not in page and "also in holographic, fact 5" not in page
+    left = owner_client.get("/contents/holographic/left-behind/").content.decode()
+    ids = sorted(part.split('"')[0] for part in left.split('name="item" value="')[1:])
+    assert ids == ["1", "2", "5"]  # kestrel, Fridays (removed), UTC+1 (replaced)
+    # Then a person replaces the entry in the panel with its copy updated: the same fact follows it.
+    owner_client.post(_edit_url("Works in UTC+2.", "user"), {"content": "Works in UTC+3.", "copy_action": "update",
+                                                             "next": "/memory/"})
+    assert "also in holographic, fact 6" in owner_client.get("/memory/").content.decode()
+    assert _fact(layers, 6)["content"] == "Works in UTC+3."
+    left = owner_client.get("/contents/holographic/left-behind/").content.decode()
+    assert sorted(part.split('"')[0] for part in left.split('name="item" value="')[1:]) == ["1", "2", "5"]
