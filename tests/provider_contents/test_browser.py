@@ -105,3 +105,33 @@ def test_it_marks_an_entrys_copy_without_a_reload_when_the_agent_stores_it(signe
     page.keyboard.press("Enter")
     page.wait_for_url("**/contents/holographic/7/")
     expect(page.locator("main")).to_contain_text("Backups run at 02:00.")
+
+
+def test_it_replaces_an_entry_and_updates_its_copy_without_javascript_by_keyboard(browser, live_server, owner, facts):
+    from tests.conftest import PASSWORD
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{live_server.url}/")
+        page.goto(f"{live_server.url}/memory/")
+        entry = page.locator("#entries-memory li, #entries-memory article").filter(
+            has_text="Deploys go out on Fridays.").first
+        entry.get_by_role("link", name="Edit").first.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/edit/**")
+        expect(page.get_by_role("radio", name="Update the copy to the new text (as holographic updates an item)")
+               ).to_be_checked()
+        page.get_by_role("textbox").fill("Deploys go out on Thursdays.")
+        page.get_by_role("button", name="Save entry").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"{live_server.url}/memory/**")
+        expect(page.locator("body")).to_contain_text("holographic: its copy (fact 3) now holds the new text too.")
+        expect(page.get_by_role("link", name="also in holographic, fact 3")).to_be_visible()
+    finally:
+        context.close()
+    assert "Deploys go out on Thursdays." in [r[1] for r in plugin.dump(facts)["facts"]]
