@@ -222,3 +222,15 @@ def test_it_reads_the_key_from_the_settings_file_before_the_env(owner_client, se
     settings = json.loads((home / "hindsight" / "config.json").read_text())
     (home / "hindsight" / "config.json").write_text(json.dumps({**settings, "apiKey": server.key}))
     assert "3 memories" in owner_client.get("/contents/hindsight/").content.decode()
+
+
+def test_it_says_so_when_hindsight_is_not_set_up_and_asks_no_server(owner_client, home):
+    page = owner_client.get("/contents/hindsight/")
+    assert page.status_code == 200 and b"Hindsight is not set up for this agent" in page.content
+    assert b"/providers/hindsight/" in page.content
+
+
+def test_it_answers_in_chinese_when_the_server_does_not_answer(owner_client, home):
+    configure(home, url=f"http://127.0.0.1:{_closed_port()}", bank="hermes", key="k")
+    html = owner_client.get("/contents/hindsight/", HTTP_ACCEPT_LANGUAGE="zh-Hans").content.decode()
+    assert "Hindsight 服务器没有响应" in html
