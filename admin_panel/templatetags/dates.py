@@ -57,3 +57,20 @@ def when(value: datetime | None, empty: str = "—") -> str:
         '<span class="visually-hidden">{}</span></time>',
         moment.isoformat(timespec="seconds"), full, shown, spoken,
     )
+
+
+@register.filter
+def day(value: datetime | None) -> str:
+    """The date alone, as ``{% when %}`` shows an older moment: for places that cannot hold a
+    ``<time>`` element (an SVG axis label)."""
+    if not isinstance(value, datetime):
+        return ""
+    return date_format(timezone.localtime(value), "DATE_FORMAT")
+
+
+@register.filter
+def exact_time(value: datetime | None) -> str:
+    """The exact moment with its zone, as ``{% when %}`` puts it on hover."""
+    if not isinstance(value, datetime):
+        return ""
+    return exact(timezone.localtime(value))
