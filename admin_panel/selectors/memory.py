@@ -225,6 +225,11 @@ class StoreView:
         return self.page.rows if self.page is not None else self.rows
 
     @property
+    def shown_without_source(self) -> bool:
+        """Whether a listed entry has no record in history: the store says so once, not per entry."""
+        return any(row.source is None for row in self.shown_rows)
+
+    @property
     def offers_filter(self) -> bool:
         """A store longer than a page can be filtered (and one being filtered shows its filter)."""
         return len(self.rows) > ENTRIES_PER_PAGE or bool(self.page is not None and self.page.query)
