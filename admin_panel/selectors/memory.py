@@ -270,6 +270,19 @@ class StoreView:
         return lines[1] if len(lines) > 1 else ""
 
     @property
+    def snapshot_chars(self) -> int | None:
+        """The character count the snapshot's header line shows (None: no header)."""
+        found = re.search(r"— ([\d,]+)/[\d,]+ ", self.header_line)
+        return int(found.group(1).replace(",", "")) if found else None
+
+    @property
+    def snapshot_differs(self) -> bool:
+        """The header counts another figure than the store holds: each blocked entry is injected as its
+        placeholder (docs/agent_formats.md §Snapshot), and the header counts what is injected."""
+        counted = self.snapshot_chars
+        return counted is not None and counted != self.state.total_chars
+
+    @property
     def version(self) -> str:
         """Changes whenever anything this store's section shows changes (announced to readers)."""
         state = self.state
