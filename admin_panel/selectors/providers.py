@@ -18,6 +18,7 @@ from admin_panel.models import HomePreference, SecretWrite
 from memory_core import caching
 from memory_core.caching import MISSING, KeyedCache
 from memory_core.fingerprints import fingerprint_of
+from memory_core.state import read_all_states
 
 SECRET_STORE_KEY = "secret_store"  # noqa: S105 - a preference name
 SECRET_STORES = ("env_file", "keyring")
@@ -107,6 +108,9 @@ class ProvidersOverview:
     unaddressable: list[Any]
     builtin_files: dict[str, int]
     missing_active: bool
+    # The built-in stores' use in characters, as the agent counts them (the API's builtin_files
+    # are file sizes in bytes, which differ for any non-ASCII text and the delimiters).
+    builtin_usage: tuple[Any, ...] = ()
 
 
 def providers_overview(*, home: Path) -> ProvidersOverview:
@@ -163,6 +167,7 @@ def providers_overview(*, home: Path) -> ProvidersOverview:
         unaddressable=list(discovery.unaddressable),
         builtin_files=payload.get("builtin_files", {}),
         missing_active=missing_active,
+        builtin_usage=tuple(read_all_states(home=home).values()),
     )
 
 

@@ -23,6 +23,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from admin_panel.selectors.sessions import secret_masker
+from admin_panel.templatetags.dates import when
 from memory_core import caching
 from memory_core.caching import KeyedCache
 from memory_core.secret_masking import SecretMasker, placeholder
@@ -172,7 +173,9 @@ def _forget_renderings(sender: Any, file_path: Path, **kwargs: Any) -> None:
 def entry_source(source: Any) -> SafeString:
     """Where an entry's text came from (``memory/partials/_entry_source.html``), rendered once
     per source and language: the maintenance page shows one per finding."""
-    key = (source.url, source.at, source.source, source.actor) if source is not None else None, get_language()
+    # The relative time ("3 hours ago") is part of the key: it changes while the source does not.
+    shown = when(source.at) if source is not None else None
+    key = (source.url, shown, source.source, source.actor) if source is not None else None, get_language()
     return _rendered_sources.get_or_compute(
         key, None, lambda: render_to_string("memory/partials/_entry_source.html", {"source": source})
     )

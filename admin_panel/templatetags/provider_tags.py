@@ -39,7 +39,7 @@ STATUS_BADGES = {
     "ready": ("badge--ok", "Ready"),
     "needs_config": ("badge--warn", "Needs configuration"),
     "schema_error": ("badge--error", "Schema error"),
-    "missing": ("badge--error", "Not found"),
+    "missing": ("badge--error", "Not installed"),
 }
 
 
@@ -63,11 +63,13 @@ def status_class(status: str) -> str:
 
 @register.filter
 def status_label(status: str) -> str:
+    """The one word for a provider's state, on every page that shows it (providers, a provider,
+    the overview, profiles)."""
     labels = {
         "ready": _("Ready"),
         "needs_config": _("Needs configuration"),
         "schema_error": _("Schema error"),
-        "missing": _("Not found"),
+        "missing": _("Not installed"),
     }
     return labels.get(status, status)
 
@@ -108,5 +110,5 @@ def get_item(mapping: Any, key: str) -> Any:
 @register.simple_tag
 def provider_card(card: Any, overview: Any) -> SafeString:
     """``providers/partials/_card.html`` for one card of the providers page. The card reads its
-    own fields, the overview's ``builtin_files`` (built-in card only), the language and URLs."""
+    own fields, the overview's ``builtin_usage`` (built-in card only), the language and URLs."""
     return render_to_string("providers/partials/_card.html", {"card": card, "overview": overview})
