@@ -41,7 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import load  # the shared helpers of bench/load.py, next to this file
 
 REPO = load.REPO
-ACCOUNTS = ("owner", "second")
+ACCOUNTS = ("owner", "second")  # made by load.prepare; --accounts adds more
 SNAPSHOT_PATH = "/__bench__/snapshot"
 CENSUS_PATH = "/__bench__/census"
 
@@ -88,6 +88,7 @@ def census():
         if name in found:
             found[name].append(obj)
     lines = [f"{kind}: {len(objs)}" for kind, objs in found.items()]
+    sys._debugmallocstats()  # pymalloc's arenas, to the server's log (read by the bench)
     for kind in ("ASGIRequest", "RequestResponseCycle"):
         if not found[kind]:
             continue
@@ -154,19 +155,23 @@ def print_growth(before: Any, after: Any, label: str, top: int = 12) -> None:
 
 def memory_rounds(args: argparse.Namespace) -> int:
     count = args.streams
-    limits = {"PANEL_STREAMS_PER_ACCOUNT": str(count), "PANEL_STREAMS_TOTAL": str(count)}
+    limits = {} if args.default_limits else {"PANEL_STREAMS_PER_ACCOUNT": str(count), "PANEL_STREAMS_TOTAL": str(count)}
     root, _home, env, _token = load.prepare(REPO, **limits)
+    accounts = [*ACCOUNTS, *(f"account{number}" for number in range(len(ACCOUNTS), args.accounts))]
+    for name in accounts[len(ACCOUNTS):]:
+        load._manage(env, "createsuperuser", "--noinput", "--username", name, "--email", f"{name}@example.invalid")
     env.update(args.env)
     hooked = bool(args.trace or args.census)
     server, port, server_log = start_server(root, env, args.threads, args.trace if hooked else None)
     status = 0
     held: list[load.RawStream] = []
-    print(f"--- {count} streams over {len(ACCOUNTS)} accounts, {args.rounds} rounds "
+    print(f"--- {count} streams over {len(accounts)} accounts, {args.rounds} rounds, "
+          f"{'default stream limits' if args.default_limits else 'limits raised to admit all'} "
           f"(serve --threads {args.threads}{', tracemalloc ' + str(args.trace) + ' frames' if args.trace else ''})")
     try:
         load.wait_listening(port, server, timeout=600)
         base = f"http://127.0.0.1:{port}"
-        cookies = [load.session_cookie(base, name) for name in ACCOUNTS]
+        cookies = [load.session_cookie(base, name) for name in accounts]
         pid = server.pid
         # What every stream shares is up before the baseline: the change feed and its watch, the
         # streams' thread and its database connection, a page's templates.
@@ -186,10 +191,13 @@ def memory_rounds(args: argparse.Namespace) -> int:
             held = [stream(port, cookies[i % len(cookies)]) for i in range(count)]
             opened_s = time.monotonic() - started
             accepted = sum(1 for s in held if s.status == 200)
+            refused = sum(1 for s in held if s.status == 429)
             page_status, page_s = load.timed_get(base, cookies[0], "/memory/")
-            print(f"round {number} peak: {accepted}/{count} open (in {opened_s:.1f} s), {load.resources(pid)}; "
+            print(f"round {number} peak: {accepted}/{count} open, {refused} refused (in {opened_s:.1f} s), "
+                  f"{load.resources(pid)}; "
                   f"GET /memory/ {page_s * 1000:.0f} ms (HTTP {page_status})")
-            if accepted != count or page_status != 200:
+            expected = min(count, 200, 20 * len(accounts)) if args.default_limits else count
+            if accepted != expected or accepted + refused != count or page_status != 200:
                 status = 1
             for s in held:
                 s.close()
@@ -206,6 +214,7 @@ def memory_rounds(args: argparse.Namespace) -> int:
                   f"RSS {rss - baseline_rss:+.1f} MB, fds {fds - baseline_fds:+d} against the baseline")
             if args.census:
                 print(census(base))
+                print(pymalloc_arenas(root / "server.log"))
             if fds > baseline_fds + 2:
                 status = 1
             if snapshots:
@@ -234,6 +243,18 @@ def census(base: str) -> str:
         return answer.read().decode()
 
 
+def pymalloc_arenas(log: Path) -> str:
+    """The last figures ``sys._debugmallocstats`` wrote: arenas held and the bytes live in them."""
+    wanted = ("# arenas allocated current", "# arenas highwater mark", "bytes in allocated blocks",
+              "bytes in available blocks", "bytes in unused pools", "Total")
+    figures: dict[str, str] = {}
+    for line in log.read_text(errors="replace").splitlines():
+        for name in wanted:
+            if line.startswith(name):
+                figures[name] = " ".join(line.split("=")[-1].split())
+    return "  pymalloc: " + "; ".join(f"{name.lstrip('# ')} {value}" for name, value in figures.items())
+
+
 def wound_down(base: str) -> float:
     """Wait until no stream's request object is alive in the server; the seconds it took."""
     started = time.monotonic()
@@ -252,6 +273,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=8, help="serve --threads")
     parser.add_argument("--trace", type=int, nargs="?", const=8, default=0, metavar="FRAMES")
+    parser.add_argument("--accounts", type=int, default=2, help="spread the streams over this many accounts")
+    parser.add_argument("--default-limits", action="store_true",
+                        help="keep the default stream limits (20 per account, 200 in all): the rest are refused")
     parser.add_argument("--census", action="store_true",
                         help="after each round, count live stream objects in the server and show what holds them")
     parser.add_argument("--rss-margin", type=float, default=4.0, metavar="MB",
