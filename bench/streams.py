@@ -182,6 +182,9 @@ def memory_rounds(args: argparse.Namespace) -> int:
         time.sleep(1)
         baseline_fds, baseline_rss = load.open_fds(pid), load.rss_mb(pid)
         print(f"baseline: {load.resources(pid)}")
+        if args.census:
+            census(base)
+            print(pymalloc_arenas(root / "server.log"))
         snapshots = [snapshot(port, root / "baseline.snap")] if args.trace else []
         if snapshots:
             print(f"  tracemalloc baseline: {traced_mb(snapshots[0]):.2f} MB counted")
