@@ -234,3 +234,35 @@ def test_it_answers_in_chinese_when_the_server_does_not_answer(owner_client, hom
     configure(home, url=f"http://127.0.0.1:{_closed_port()}", bank="hermes", key="k")
     html = owner_client.get("/contents/hindsight/", HTTP_ACCEPT_LANGUAGE="zh-Hans").content.decode()
     assert "Hindsight 服务器没有响应" in html
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1366, 900)])
+def test_its_pages_read_well_on_a_phone_and_a_desktop_and_pass_axe(browser, live_server, owner, server, bank, home,
+                                                                    width, height):
+    from tests.a11y.axe_check import assert_accessible
+    from tests.conftest import PASSWORD, keep_for_docs, screenshot
+
+    target = item_id(bank, memory_ids(server, bank, "session-a")[0])
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{live_server.url}/")
+        for path, name in (("/contents/hindsight/", "list"), (f"/contents/hindsight/{target}/", "memory"),
+                           (f"/contents/hindsight/{target}/delete/", "delete"), ("offline", "offline")):
+            if path == "offline":
+                configure(home, url=f"http://127.0.0.1:{_closed_port()}", bank=bank, key=server.key)
+                path = "/contents/hindsight/"
+            page.goto(f"{live_server.url}{path}")
+            assert page.locator("main").is_visible()
+            # Nothing wider than the screen: the page scrolls down, never sideways.
+            assert page.evaluate("document.documentElement.scrollWidth") <= width + 1, name
+            keep_for_docs(screenshot(page, f"contents-hindsight-{name}-{width}x{height}"), issue=26)
+            assert_accessible(page, where=name)
+    finally:
+        context.close()
