@@ -9,7 +9,9 @@ Builds ``memory_store.db`` in the plugin's format (FTS index and triggers, entit
 rest none, as when the plugin ran without numpy), then measures through the panel's own pages
 (Django test client, a signed-in admin): the list page (first and a deep page, with filters), search
 (one word, several words, no hit), one delete with its bank rebuild, and the mirror and left-behind
-detection over full MEMORY.md and USER.md stores. Goal: list and search p95 ≤ 50 ms.
+detection over full MEMORY.md and USER.md stores, the memory page with its also-in marks and its
+poll, the maintenance findings over the provider's newest facts, and a fact's text updated in
+place. Goal: list and search p95 ≤ 50 ms.
 
 With ``--hindsight N``: the same for hindsight on a real server (the tests' hindsight-api on pg0's
 PostgreSQL, started here; needs the test extra) holding N memories: list, filter, search, and the
@@ -172,6 +174,29 @@ def main() -> None:
             lambda i: client.post(f"{url}{plain[10 + i]}/delete/"), 5, warm=False)
     entries = builtin_entries(home=home)
     measure(f"mirror detection ({len(memory)} + {len(user)} entries)", lambda i: store.mirrors(entries), n)
+    measure("GET /memory/ (every shown entry's also-in mark)", lambda i: client.get("/memory/"), max(5, n // 5))
+    from admin_panel.selectors.memory import current_fingerprint
+
+    shown = current_fingerprint(home=home)
+    measure("GET /memory/poll/ unchanged (fingerprint with the provider's files)",
+            lambda i: client.get("/memory/poll/", {"view": "page", "fp": shown}), n)
+    from admin_panel.selectors.sessions import secret_masker
+    from memory_core.maintenance import provider as provider_findings
+
+    secrets = tuple(sorted(secret_masker(home=home).forms))
+
+    def cold(i: int) -> object:
+        provider_findings._cache.clear()
+        return provider_findings.analyse_provider(store, secrets=secrets)
+
+    measure(f"provider findings, newest {provider_findings.SCAN_LIMIT} facts (cold)", cold, 5, warm=False)
+    measure("provider findings (store unchanged: reused)",
+            lambda i: provider_findings.analyse_provider(store, secrets=secrets), n)
+    measure("GET /memory/memory/maintenance/ (with provider findings)",
+            lambda i: client.get("/memory/memory/maintenance/"), max(5, n // 10))
+    measure("update a fact's text in place (category without vectors)",
+            lambda i: store.replace_text(str(plain[15 + i]), f"fact rewritten {i}: Grace Hopper reviews docker"),
+            5, warm=False)
     measure("left-behind detection (all general/user_pref facts)", lambda i: store.copies_without_entry(entries),
             max(5, n // 10))
     measure("GET left-behind page", lambda i: client.get(f"{url}left-behind/"), 5)

@@ -13,7 +13,16 @@ from admin_panel.selectors.providers import secret_store_for
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import parse_entries
 from memory_core.external import BROWSABLE, UNREACHABLE, source_for
-from memory_core.external.base import MAX_PER_PAGE, PER_PAGE, ContentsError, ContentsSource, Item, Page, Query
+from memory_core.external.base import (
+    MAX_PER_PAGE,
+    PER_PAGE,
+    ContentsError,
+    ContentsSource,
+    Item,
+    Page,
+    Query,
+    can_replace_text,
+)
 from memory_core.files import read_store_file
 from provider_schemas.reading.state import active_provider
 
@@ -169,6 +178,7 @@ class EntryCopy:
     version: str
     label: str  # "fact 42" / "ops/deploy/x.md" (the caller translates "fact")
     url: str = ""
+    can_update: bool = False  # the provider's source can change the copy's text in place
 
 
 def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[str, str], EntryCopy]:
@@ -182,8 +192,10 @@ def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[
         found = store.mirrors(entries)
     except ContentsError:
         return {}
+    updatable = can_replace_text(store)
     return {key: EntryCopy(provider=name, item_id=item.id, version=str(item.details.get("version", "")),
-                           label=str(item.details.get("path") or item.id)) for key, item in found.items()}
+                           label=str(item.details.get("path") or item.id), can_update=updatable)
+            for key, item in found.items()}
 
 
 @dataclass(frozen=True)
