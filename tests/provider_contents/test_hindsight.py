@@ -266,3 +266,22 @@ def test_its_pages_read_well_on_a_phone_and_a_desktop_and_pass_axe(browser, live
             assert_accessible(page, where=name)
     finally:
         context.close()
+
+
+def test_the_maintenance_page_reads_hindsight_anew_so_a_secret_stored_on_the_server_shows(owner_client, server,
+                                                                                          bank, home):
+    from admin_panel.selectors import sessions as session_selectors
+
+    (home / ".env").write_text(f"HINDSIGHT_API_KEY={server.key}\nBACKUP_PASSPHRASE=mauve-otter-4471\n")
+    session_selectors.forget_cache()
+
+    def section() -> str:
+        html = owner_client.get("/memory/memory/maintenance/").content.decode()
+        start = html.index('id="maintenance-provider"')
+        return html[start:html.index("</section>", start)]
+
+    assert "[secret: BACKUP_PASSPHRASE]" not in section()
+    retain(server, bank, "session-c", "The offsite backup opens with mauve-otter-4471 only.")
+    found = section()  # the server has no files to watch: nothing cached may hide the new memory
+    assert "[secret: BACKUP_PASSPHRASE]" in found and "mauve-otter-4471" not in found
+    assert "/contents/hindsight/" in found
