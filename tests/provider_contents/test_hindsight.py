@@ -285,3 +285,13 @@ def test_the_maintenance_page_reads_hindsight_anew_so_a_secret_stored_on_the_ser
     found = section()  # the server has no files to watch: nothing cached may hide the new memory
     assert "[secret: BACKUP_PASSPHRASE]" in found and "mauve-otter-4471" not in found
     assert "/contents/hindsight/" in found
+
+
+def test_it_finds_the_key_in_the_keyring_when_the_panel_keeps_secrets_there(owner_client, server, bank, home,
+                                                                             settings, dict_keyring):
+    from provider_schemas.secret_stores.keyring_store import keyring_service
+
+    settings.PANEL_SECRET_STORE = "keyring"
+    (home / ".env").write_text("")
+    dict_keyring.set_password(keyring_service(home), "HINDSIGHT_API_KEY", server.key)
+    assert "3 memories" in owner_client.get("/contents/hindsight/").content.decode()
