@@ -154,3 +154,58 @@ def test_it_lets_a_page_read_the_samples_while_the_sampler_thread_is_writing_one
         done.set()
         thread.join(60)
     assert BudgetSample.objects.filter(home=str(home)).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_records_a_store_size_once_when_two_threads_record_it_at_the_same_moment(home):
+    """The change feed's sampler and a page's request both record the size they saw. The second
+    recorder must see the first one's sample, even when it looks while the first is inserting
+    (the flaky budget-feed test's MultipleObjectsReturned: two rows of one size)."""
+    from django.db import connection
+
+    from admin_panel.services.maintenance import record_budget_samples
+
+    add_entry(home=home, target="memory", content="The panel runs on port 8000.")
+    state = read_store_state(home=home, target="memory")
+    first_inserting, second_stepped, go = threading.Event(), threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def hold_before_inserting(execute, sql, params, many, context):
+        if sql.startswith("INSERT") and "budgetsample" in sql:
+            first_inserting.set()
+            go.wait(60)  # a safety net against a hang only
+        return execute(sql, params, many, context)
+
+    def report_a_wait_or_an_insert(execute, sql, params, many, context):
+        if sql.startswith("BEGIN"):
+            second_stepped.set()  # it waits here for the first recorder's transaction
+            return execute(sql, params, many, context)
+        result = execute(sql, params, many, context)
+        if sql.startswith("INSERT"):
+            second_stepped.set()  # it inserted without waiting for the first recorder
+        return result
+
+    def recorder(wrapper) -> None:
+        try:
+            with connection.execute_wrapper(wrapper):
+                record_budget_samples(home=home, states=[state])
+        except BaseException as exc:  # reported by the test's thread below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=recorder, args=(hold_before_inserting,))
+    first.start()
+    second = threading.Thread(target=recorder, args=(report_a_wait_or_an_insert,))
+    try:
+        assert first_inserting.wait(60)
+        second.start()
+        assert second_stepped.wait(60)
+    finally:
+        go.set()
+        first.join(60)
+        if second.is_alive() or second.ident is not None:
+            second.join(60)
+    assert errors == []
+    assert list(BudgetSample.objects.filter(home=str(home), target="memory").values_list("chars", flat=True)) == [
+        state.total_chars]
