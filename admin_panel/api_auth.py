@@ -8,6 +8,7 @@ Errors are always JSON: an API client never receives an HTML page.
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable
 from datetime import timedelta
@@ -17,6 +18,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import RequestDataTooBig
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
@@ -37,6 +39,11 @@ TOKEN_HEADER = "HTTP_X_HERMES_SESSION_TOKEN"  # noqa: S105 - a header name, not 
 def api_json(data: Any, status: int = 200) -> JsonResponse:
     """JSON with non-ASCII kept literally, like the agent's own API."""
     return JsonResponse(data, status=status, safe=False, json_dumps_params={"ensure_ascii": False})
+
+
+def api_json_bytes(data: Any) -> bytes:
+    """The body ``api_json`` would send, alone (for answers kept between requests)."""
+    return json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False).encode("utf-8")
 
 
 def api_error(detail: str, status: int, **extra: Any) -> JsonResponse:

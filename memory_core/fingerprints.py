@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -70,3 +71,45 @@ def database_fingerprint(path: str | os.PathLike[str]) -> str:
         log_token = None
     parts = ((str(database), stat_token(database)), (str(log), log_token))
     return hashlib.blake2b(repr(parts).encode("utf-8", "backslashreplace"), digest_size=8).hexdigest()
+
+
+LINK = "link"  # what ``path_state`` answers for a path that goes through a link
+
+
+def path_state(path: str | os.PathLike[str], *, base: str | os.PathLike[str]) -> tuple[object, ...] | str:
+    """Everything a confined read of ``path`` (a file lexically inside ``base``) depends on, from
+    ``lstat`` alone: the base folder (followed: it may itself be a link) and then each step from
+    it to the file, never following a link. ``LINK`` when a step is a link (where it leads could
+    change without any of these stats changing: such a path is never answered from a cache). A
+    missing step ends the state: creating it changes its folder's stat and this state.
+    Includes the ctime beside the mtime, unlike ``stat_token``: an answer cache keyed on it must
+    see even an edit in place that restored the mtime."""
+    try:
+        info = os.stat(base)
+    except (OSError, ValueError):
+        return ("absent-base", os.fspath(base))
+    parts: list[object] = [(os.fspath(base), info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)]
+    root, absolute = os.path.abspath(base), os.path.abspath(path)
+    if not absolute.startswith(root + os.sep):
+        return LINK if absolute != root else tuple(parts)  # not below the base: never cached
+    current = root
+    for step in absolute[len(root) + 1:].split(os.sep):
+        current = os.path.join(current, step)
+        try:
+            info = os.lstat(current)
+        except (OSError, ValueError):
+            parts.append((step, None))
+            break
+        if stat.S_ISLNK(info.st_mode):
+            return LINK
+        parts.append((step, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return tuple(parts)
+
+
+def newest_change_ns(state: tuple[object, ...]) -> int:
+    """The latest mtime or ctime in a ``path_state`` (0 for none)."""
+    newest = 0
+    for part in state:
+        if isinstance(part, tuple) and len(part) >= 2 and isinstance(part[-1], int) and isinstance(part[-2], int):
+            newest = max(newest, part[-1], part[-2])
+    return newest

@@ -34,6 +34,7 @@ from provider_schemas.loading.discovery import (
 from provider_schemas.loading.lint import LintFinding, has_errors, lint
 from provider_schemas.loading.loader import clear_schema_cache, load_schema
 from provider_schemas.loading.names import check_provider_name, is_provider_name, normalise_active_provider
+from provider_schemas.reading.answer_cache import clear_answers, config_answer
 from provider_schemas.reading.payload import (
     field_payload,
     no_schema_payload,
@@ -107,8 +108,10 @@ __all__ = [
     "check_provider_name",
     "check_ready",
     "check_schema",
+    "clear_answers",
     "clear_schema_cache",
     "commit_save",
+    "config_answer",
     "deactivate",
     "declaration_problems",
     "discover",

@@ -102,6 +102,13 @@ def provider_state(*, home: Path, name: str) -> Any:
     return provider_schemas.read_provider(home=home, name=name, secret_store=store, set_at=set_at)
 
 
+def provider_config_answer(*, home: Path, name: str, encode: Any) -> bytes:
+    """The API's encoded config answer of one provider, reused while its inputs are unchanged
+    (provider_schemas/reading/answer_cache.py); raises what ``provider_state`` raises."""
+    store, set_at = _prefs(home, fresh=False)
+    return provider_schemas.config_answer(home=home, name=name, secret_store=store, set_at=set_at, encode=encode)
+
+
 @dataclass(frozen=True)
 class ProviderCard:
     """One card of the providers page."""
