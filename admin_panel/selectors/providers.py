@@ -48,9 +48,13 @@ def forget_home_cache(home: Path) -> None:
         _cache.pop(home_key(home), None)
 
 
-def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
+def _load_store(key: str) -> str:
     value = HomePreference.objects.filter(home=key, key=SECRET_STORE_KEY).values_list("value", flat=True).first()
-    store = value if value in SECRET_STORES else default_secret_store()
+    return value if value in SECRET_STORES else default_secret_store()
+
+
+def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
+    store = _load_store(key)
     rows = SecretWrite.objects.filter(home=key).values_list("variable", "set_at")
     return store, {variable: when.strftime("%Y-%m-%dT%H:%M:%SZ") for variable, when in rows}
 
@@ -70,8 +74,11 @@ def _prefs(home: Path, *, fresh: bool) -> tuple[str, dict[str, str]]:
 
 
 def secret_store_for(*, home: Path, fresh: bool = False) -> str:
-    """The store new secrets of ``home`` go to: the saved per-home choice, else the setting."""
-    return _prefs(home, fresh=fresh)[0]
+    """The store new secrets of ``home`` go to: the saved per-home choice, else the setting.
+    ``fresh`` (every write) reads the choice alone from the database, not the ``set_at`` rows."""
+    if fresh:
+        return _load_store(home_key(home))
+    return _prefs(home, fresh=False)[0]
 
 
 def set_at_map(*, home: Path, fresh: bool = False) -> dict[str, str]:
