@@ -148,8 +148,15 @@ def sync_together(*, files: Collection[Path] = (), dirs: Collection[Path] = ()) 
         for call, path in calls:
             call(path)
         return
-    futures = [_pool().submit(call, path) for call, path in calls]
-    errors = [future.exception() for future in futures]  # waits for every one
+    futures = [_pool().submit(call, path) for call, path in calls[1:]]
+    errors: list[BaseException | None] = []
+    call, path = calls[0]
+    try:  # the first here: one hand-over to the pool fewer
+        call(path)
+        errors.append(None)
+    except Exception as exc:
+        errors.append(exc)
+    errors += [future.exception() for future in futures]  # waits for every one
     for error in errors:
         if error is not None:
             raise error
