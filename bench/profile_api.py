@@ -83,6 +83,13 @@ def main() -> int:
     for method in methods:
         for i in range(20):
             request(method, -i - 1)
+        plain = []
+        for i in range(args.requests):
+            started = time.perf_counter()
+            request(method, i)
+            plain.append((time.perf_counter() - started) * 1000)
+        plain.sort()
+        print(f"== {method} x{args.requests} unprofiled: median {plain[len(plain) // 2]:.3f} ms")
         timings = []
         profile = cProfile.Profile()
         for i in range(args.requests):
