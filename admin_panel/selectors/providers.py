@@ -110,10 +110,14 @@ def provider_state(*, home: Path, name: str) -> Any:
 
 
 def provider_config_answer(*, home: Path, name: str, encode: Any) -> bytes:
-    """The API's encoded config answer of one provider, reused while its inputs are unchanged
-    (provider_schemas/reading/answer_cache.py); raises what ``provider_state`` raises."""
+    """The API's encoded config answer of one provider (``encode`` of its docs/api.md payload),
+    reused while its inputs are unchanged (provider_schemas/reading/answer_cache.py); raises what
+    ``provider_state`` raises."""
     store, set_at = _prefs(home, fresh=False)
-    return provider_schemas.config_answer(home=home, name=name, secret_store=store, set_at=set_at, encode=encode)
+    return provider_schemas.config_answer(
+        home=home, name=name, secret_store=store, set_at=set_at,
+        render=lambda state: encode(provider_schemas.provider_config_payload(state)),
+    )
 
 
 @dataclass(frozen=True)

@@ -37,8 +37,7 @@ from provider_schemas.config_schema import (
 from provider_schemas.errors import UnknownProvider
 from provider_schemas.homes import confining_home, expand_location
 from provider_schemas.loading.discovery import ProviderEntry, get_provider
-from provider_schemas.reading.payload import provider_config_payload
-from provider_schemas.reading.state import answer_state
+from provider_schemas.reading.state import ProviderState, answer_state
 from provider_schemas.secret_stores import ENV_FILE
 
 RACY_NS = 1_000_000_000  # inputs changed this recently are read, never stored
@@ -92,10 +91,11 @@ def _same_entry(a: ProviderEntry, b: ProviderEntry) -> bool:
 
 
 def config_answer(
-    *, home: Path, name: str, secret_store: str, set_at: Mapping[str, str], encode: Callable[[dict[str, Any]], bytes],
+    *, home: Path, name: str, secret_store: str, set_at: Mapping[str, str], render: Callable[[ProviderState], bytes],
 ) -> bytes:
-    """``encode(provider_config_payload(read_provider(...)))`` for ``name`` in ``home``, from the
-    cache when every input is unchanged. Raises what ``read_provider`` raises."""
+    """``render(read_provider(...))`` for ``name`` in ``home`` (the caller's encoded answer: the
+    payload of docs/api.md lives above this layer), from the cache when every input is unchanged.
+    Raises what ``read_provider`` raises."""
     home = Path(home)
     entry = get_provider(home=home, name=name)
     if entry is None:
@@ -116,7 +116,7 @@ def config_answer(
                 _stats["hits"] += 1
                 return hit[2]
     _stats["misses"] += 1
-    body = encode(provider_config_payload(answer_state(entry, home=home, secret_store=secret_store, set_at=set_at)))
+    body = render(answer_state(entry, home=home, secret_store=secret_store, set_at=set_at))
     if key is not None and max((newest_change_ns(s) for s in key[0]), default=0) < _now_ns() - RACY_NS:
         with _lock:
             _answers[cache_key] = (key, entry, body)
