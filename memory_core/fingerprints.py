@@ -88,12 +88,16 @@ def path_state(path: str | os.PathLike[str], *, base: str | os.PathLike[str]) ->
         info = os.stat(base)
     except (OSError, ValueError):
         return ("absent-base", os.fspath(base))
-    parts: list[object] = [(os.fspath(base), info.st_dev, info.st_ino, info.st_mtime_ns, info.st_ctime_ns)]
+    # Folders count by identity alone (an entry added beside the file changes their times, not
+    # this path); the file itself by its inode, size, mtime and ctime.
+    parts: list[object] = [(os.fspath(base), info.st_dev, info.st_ino)]
     root, absolute = os.path.abspath(base), os.path.abspath(path)
-    if not absolute.startswith(root + os.sep):
+    prefix = root if root.endswith(os.sep) else root + os.sep  # the file system's root ends in one
+    if not absolute.startswith(prefix):
         return LINK if absolute != root else tuple(parts)  # not below the base: never cached
     current = root
-    for step in absolute[len(root) + 1:].split(os.sep):
+    steps = absolute[len(prefix):].split(os.sep)
+    for index, step in enumerate(steps):
         current = os.path.join(current, step)
         try:
             info = os.lstat(current)
@@ -102,14 +106,16 @@ def path_state(path: str | os.PathLike[str], *, base: str | os.PathLike[str]) ->
             break
         if stat.S_ISLNK(info.st_mode):
             return LINK
-        parts.append((step, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+        if index < len(steps) - 1:
+            parts.append((step, info.st_ino, info.st_mode))
+        else:
+            parts.append((step, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
     return tuple(parts)
 
 
 def newest_change_ns(state: tuple[object, ...]) -> int:
-    """The latest mtime or ctime in a ``path_state`` (0 for none)."""
-    newest = 0
-    for part in state:
-        if isinstance(part, tuple) and len(part) >= 2 and isinstance(part[-1], int) and isinstance(part[-2], int):
-            newest = max(newest, part[-1], part[-2])
-    return newest
+    """The file's mtime or ctime in a ``path_state``, whichever is later (0 for a missing file)."""
+    last = state[-1] if state else None
+    if isinstance(last, tuple) and len(last) == 6:
+        return max(last[4], last[5])
+    return 0

@@ -35,7 +35,7 @@ from provider_schemas.config_schema import (
     STORAGE_JSON_FILE,
 )
 from provider_schemas.errors import UnknownProvider
-from provider_schemas.homes import confining_home, expand_location
+from provider_schemas.homes import expand_location
 from provider_schemas.loading.discovery import ProviderEntry, get_provider
 from provider_schemas.reading.state import ProviderState, answer_state
 from provider_schemas.secret_stores import ENV_FILE
@@ -73,10 +73,10 @@ def _states(paths: list[Path], home: Path) -> tuple[Any, ...] | None:
     inside = os.path.abspath(home)
     for path in paths:
         absolute = os.path.abspath(path)
-        # The home is the first base confining_home tries; its (realpath) search only for others.
-        base = inside if absolute.startswith(inside + os.sep) else confining_home(path, home=home)
-        if base is None:
-            return None
+        # Inside the home: from the home, the first base a confined read tries. Elsewhere (a
+        # ``~/`` fallback): every step from the file system's root, so no link anywhere on the way
+        # goes unseen, whichever base the read confines it to (finding it costs realpath calls).
+        base = inside if absolute.startswith(inside + os.sep) else os.sep
         state = path_state(path, base=base)
         if state == LINK:
             return None
