@@ -8,7 +8,8 @@ every request), ``config.yaml`` (active provider, and the values of a config.yam
 (``HOME`` for ``~/`` paths and labels). Each file is keyed on ``fingerprints.path_state``: inode,
 size, mtime and ctime of the file and of every folder from its home down to it.
 
-Never a stale answer (docs/performance.md §The answer cache):
+Never a stale answer (docs/performance.md §GET: the whole answer, kept while its inputs are
+unchanged):
 - an answer is stored under the states taken *before* its read: a file changed during the read
   makes the next request's states differ;
 - nothing is stored while an input changed within the last ``RACY_NS`` (the kernel's clock ticks

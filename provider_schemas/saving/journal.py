@@ -118,7 +118,8 @@ def fsync_dir(path: Path) -> None:
 
 # Syncs that no order is needed between run at the same time: a journaling file system (ext4,
 # xfs) then writes them in one commit of its journal instead of one commit each, several times
-# cheaper than syncing one after the other (docs/performance.md §PUT). fsync releases the GIL.
+# cheaper than syncing one after the other (fsync releases the GIL). docs/performance.md §PUT: the
+# same durability, paid once.
 _sync_pool: ThreadPoolExecutor | None = None
 _sync_pool_lock = threading.Lock()
 

@@ -1,5 +1,6 @@
 """The config GET's kept answer (provider_schemas/reading/answer_cache.py): reused while every
-input file is unchanged, never stale (docs/performance.md §The answer cache)."""
+input file is unchanged, never stale (docs/performance.md §GET: the whole answer, kept while its
+inputs are unchanged)."""
 
 from __future__ import annotations
 

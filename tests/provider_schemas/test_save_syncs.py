@@ -1,5 +1,6 @@
 """A two-file save pays for its durability once: syncs that need no order between them run at the
-same time (docs/performance.md §PUT), and every one still happens before the save answers."""
+same time, and every one still happens before the save answers (docs/performance.md §PUT: the
+same durability, paid once)."""
 
 from __future__ import annotations
 
