@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import logging
 import os
-import threading
 import time
 from collections.abc import Callable
 from datetime import timedelta
@@ -32,6 +31,7 @@ from admin_panel.forms.json_body import decode_json_body
 from admin_panel.models import ApiToken, token_digest
 from admin_panel.permissions import can_change, can_view
 from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text, is_disk_full
+from memory_core.caching import MISSING, KeyedCache
 
 logger = logging.getLogger(__name__)
 
@@ -104,9 +104,7 @@ def _convert(value: Any, converters: list[Any], expression: Any) -> Any:
 # request reads again. Nothing is kept while those files changed within the last second (two
 # commits within one tick of the file system's clock could otherwise leave the same state).
 _RACY_NS = 1_000_000_000
-_TOKEN_CACHE_SIZE = 64
-_token_cache_lock = threading.Lock()
-_token_cache: dict[str, tuple[tuple[Any, ...], Any]] = {}
+_token_cache = KeyedCache("API token lookups per token digest", size=64)  # docs/caching.md
 
 
 def _database_state() -> tuple[Any, ...] | None:
@@ -139,18 +137,14 @@ def _token_row(digest: str) -> Any:
     # The state is taken before the read: a commit during it makes the next state differ.
     state = None if connection.in_atomic_block else _database_state()
     if state is not None:
-        with _token_cache_lock:
-            hit = _token_cache.get(digest)
-        if hit is not None and hit[0] == state:
-            return hit[1]
+        hit = _token_cache.get(digest, state)
+        if hit is not MISSING:
+            return hit
     with connection.cursor() as cursor:
         cursor.execute(sql, [digest])
         row = cursor.fetchone()
     if state is not None and _settled(state):
-        with _token_cache_lock:
-            if len(_token_cache) >= _TOKEN_CACHE_SIZE:
-                _token_cache.clear()
-            _token_cache[digest] = (state, row)
+        _token_cache.put(digest, state, row)
     return row
 
 

@@ -21,13 +21,12 @@ unchanged):
 from __future__ import annotations
 
 import os
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from memory_core.caching import MISSING, KeyedCache
 from memory_core.fingerprints import LINK, newest_change_ns, path_state
 from provider_schemas.config_schema import (
     STORAGE_CONFIG_YAML,
@@ -42,16 +41,14 @@ from provider_schemas.reading.state import ProviderState, answer_state
 from provider_schemas.secret_stores import ENV_FILE
 
 RACY_NS = 1_000_000_000  # inputs changed this recently are read, never stored
-_SIZE = 256  # answers (one per home and provider), least recently used dropped first
-_lock = threading.Lock()
-_answers: OrderedDict[tuple[str, str], tuple[tuple[Any, ...], ProviderEntry, bytes]] = OrderedDict()
+# docs/caching.md: one entry per (home, provider); the value is (entry, encoded answer).
+_answers = KeyedCache("config API answers per home and provider", size=256)
 _stats = {"hits": 0, "misses": 0}
 _now_ns = time.time_ns  # the clock file times are compared with (a test moves it)
 
 
 def clear_answers() -> None:
-    with _lock:
-        _answers.clear()
+    _answers.clear()
 
 
 def _input_paths(entry: ProviderEntry, home: Path) -> list[Path] | None:
@@ -110,18 +107,13 @@ def config_answer(
     key: tuple[Any, ...] | None = None
     if states is not None:
         key = (states, secret_store, tuple(sorted(set_at.items())), os.environ.get("HOME"))
-        with _lock:
-            hit = _answers.get(cache_key)
-            if hit is not None and hit[0] == key and _same_entry(hit[1], entry):
-                _answers.move_to_end(cache_key)
-                _stats["hits"] += 1
-                return hit[2]
+        hit = _answers.get(cache_key, key)
+        # The entry by identity of its schema (one object per version of the declaration file).
+        if hit is not MISSING and _same_entry(hit[0], entry):
+            _stats["hits"] += 1
+            return hit[1]
     _stats["misses"] += 1
     body = render(answer_state(entry, home=home, secret_store=secret_store, set_at=set_at))
     if key is not None and max((newest_change_ns(s) for s in key[0]), default=0) < _now_ns() - RACY_NS:
-        with _lock:
-            _answers[cache_key] = (key, entry, body)
-            _answers.move_to_end(cache_key)
-            while len(_answers) > _SIZE:
-                _answers.popitem(last=False)
+        _answers.put(cache_key, key, (entry, body))
     return body
