@@ -42,19 +42,41 @@ def home_of(path: Path) -> Path:
     return Path(path).absolute().parent.parent
 
 
+# O_NONBLOCK: a FIFO put in place of the file must not hang the reader.
+_READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+
+
 def read_store_file(path: Path, *, home: Path | None = None) -> FileRead:
     """Never follows a link out of ``home`` (default: the home ``path`` is in)."""
     home = home_of(path) if home is None else Path(home)
-    # O_NONBLOCK: a FIFO put in place of the file must not hang the reader.
-    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
     try:
-        fd = safe_paths.open_in_home(path, home, flags)
+        fd = safe_paths.open_in_home(path, home, _READ_FLAGS)
     except safe_paths.LinkOutsideHome:
         return FileRead(exists=True, text=None, error=safe_paths.LINK_PROBLEM, linked=True)
     except FileNotFoundError:
         return FileRead(exists=False, text="")
     except OSError as exc:
         return FileRead(exists=True, text=None, error=_os_reason(exc))
+    return _read_open(fd)
+
+
+def read_store_file_at(dir_fd: int, name: str) -> FileRead | None:
+    """``read_store_file`` of the plain file ``name`` in a folder opened by
+    ``safe_paths.plain_folder``; None when ``name`` is a link (the caller then reads through
+    ``read_store_file``, which follows a link inside the home and refuses one leading out)."""
+    try:
+        fd = os.open(name, _READ_FLAGS | safe_paths.NOFOLLOW | safe_paths.CLOEXEC, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return FileRead(exists=False, text="")
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return None
+        return FileRead(exists=True, text=None, error=_os_reason(exc))
+    return _read_open(fd)
+
+
+def _read_open(fd: int) -> FileRead:
+    """Read and close ``fd``, opened on a store file."""
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -153,6 +175,22 @@ def atomic_write_text(path: Path, text: str, *, home: Path | None = None) -> Non
         with safe_paths.parent_dir(path, home) as (dir_fd, name):
             _write_in(dir_fd, name, data)
     except Exception as exc:
+        reason = write_failure_reason(exc, folder=folder, file_name=Path(path).name)
+        raise StoreWriteError(f"Failed to write memory file {path}: {exc}", reason) from exc
+
+
+def atomic_write_at(dir_fd: int, name: str, text: str, *, path: Path, home: Path) -> None:
+    """``atomic_write_text`` of ``path`` (``home/memories/<name>``) in its folder already opened
+    by ``safe_paths.plain_folder``: no path is resolved again. A ``name`` that is a link by now
+    is written through ``atomic_write_text`` (which follows a link inside the home and refuses
+    one leading out)."""
+    if safe_paths.is_link_at(dir_fd, name):
+        atomic_write_text(path, text, home=home)
+        return
+    try:
+        _write_in(dir_fd, name, text.encode("utf-8"))
+    except Exception as exc:
+        folder = safe_paths.display_name(Path(path).parent, home) + "/"
         reason = write_failure_reason(exc, folder=folder, file_name=Path(path).name)
         raise StoreWriteError(f"Failed to write memory file {path}: {exc}", reason) from exc
 

@@ -36,13 +36,20 @@ def lock_path_for(path: Path) -> Path:
 
 
 @contextmanager
-def exclusive_lock(lock_path: Path, *, home: Path | None = None, blocking: bool = True) -> Iterator[bool]:
+def exclusive_lock(
+    lock_path: Path, *, home: Path | None = None, blocking: bool = True, dir_fd: int | None = None
+) -> Iterator[bool]:
     """Block until this process holds the writer lock of ``lock_path`` (``<home>/memories/<FILE>.lock``;
     opened without following any link, docs/safe_paths.md). With ``blocking=False`` it yields
-    False at once when another process holds it."""
-    home = Path(lock_path).absolute().parent.parent if home is None else Path(home)
+    False at once when another process holds it. ``dir_fd``: the lock's folder, already opened
+    by ``safe_paths.plain_folder`` (the lock is then opened by its name in it)."""
     try:
-        fd = safe_paths.open_in_home(lock_path, home, _OPEN_FLAGS, 0o600, follow_last=False)
+        if dir_fd is not None:
+            fd = os.open(Path(lock_path).name, _OPEN_FLAGS | safe_paths.NOFOLLOW | safe_paths.CLOEXEC, 0o600,
+                         dir_fd=dir_fd)
+        else:
+            home = Path(lock_path).absolute().parent.parent if home is None else Path(home)
+            fd = safe_paths.open_in_home(lock_path, home, _OPEN_FLAGS, 0o600, follow_last=False)
     except OSError as exc:
         raise LockOpenError(exc.strerror or str(exc)) from exc
     try:

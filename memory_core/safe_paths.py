@@ -13,11 +13,13 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _CLOEXEC = getattr(os, "O_CLOEXEC", 0)
+NOFOLLOW, CLOEXEC = _NOFOLLOW, _CLOEXEC  # for the callers that open names in a plain_folder
 _DIRECTORY = getattr(os, "O_DIRECTORY", 0)
 _WALKS = os.open in os.supports_dir_fd and bool(_NOFOLLOW) and bool(_DIRECTORY)
 
@@ -125,6 +127,41 @@ def parent_dir(path: str | os.PathLike[str], home: str | os.PathLike[str]) -> It
         yield fd, parts[-1]
     finally:
         os.close(fd)
+
+
+def plain_folder(home: str | os.PathLike[str], parts: tuple[str, ...]) -> int | None:
+    """A directory fd for ``home/parts...`` when the home opens as a folder and no part below it
+    is a link (each step opened with ``O_NOFOLLOW``); None when that is not so (a part is a link,
+    missing, not a folder) or the platform cannot open relative to a folder. A caller given None
+    takes the general path (``open_in_home`` and friends), which resolves links inside the home
+    and refuses those leading out of it. A caller given an fd opens only plain names in it with
+    ``O_NOFOLLOW``: nothing reached that way can be outside the home (docs/safe_paths.md)."""
+    if not _WALKS:
+        return None
+    try:
+        fd = os.open(home, os.O_RDONLY | _DIRECTORY | _CLOEXEC)
+    except (OSError, ValueError):
+        return None
+    for part in parts:
+        try:
+            step = os.open(part, os.O_RDONLY | _DIRECTORY | _NOFOLLOW | _CLOEXEC, dir_fd=fd)
+        except (OSError, ValueError):
+            os.close(fd)
+            return None
+        os.close(fd)
+        fd = step
+    return fd
+
+
+def is_link_at(dir_fd: int, name: str) -> bool:
+    """Whether ``name`` in the folder ``dir_fd`` is a link (or cannot be looked at, which the
+    callers treat alike: they take the general path); a missing name is not a link."""
+    try:
+        return stat.S_ISLNK(os.lstat(name, dir_fd=dir_fd).st_mode)
+    except FileNotFoundError:
+        return False
+    except OSError:
+        return True
 
 
 def open_in_home(

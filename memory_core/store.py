@@ -33,7 +33,7 @@ from memory_core.entries import (
     split_pieces,
     usage_text,
 )
-from memory_core.files import atomic_write_text, read_store_file
+from memory_core.files import FileRead, atomic_write_at, atomic_write_text, read_store_file, read_store_file_at
 from memory_core.home import resolve_home
 from memory_core.locking import LockOpenError, exclusive_lock, lock_path_for
 from memory_core.messages import Result
@@ -148,6 +148,9 @@ class MemoryStore:
         self._consolidation_failures = 0
         self._unreadable: dict[str, str] = {}
         self._clock = clock
+        # target -> its memories/ folder fd while an operation holds the target's lock and read
+        # the file in it directly (so the write goes to the same folder without resolving again).
+        self._folders: dict[str, int] = {}
 
     # -- where things are ---------------------------------------------------------------------
 
@@ -236,37 +239,67 @@ class MemoryStore:
         home = self.home
         path = self.path_for(target)
         file_name = path.name
-        # Nothing (not even the lock file) is created through a link leading out of the home.
-        leaving = safe_paths.leaving_link(path, home)
-        if leaving is not None:
-            return msg.link_refusal(file_name, leaving)
-        with contextlib.suppress(OSError):  # the lock open below fails with the reason
-            safe_paths.make_dirs(path.parent, home)
+        # The common case, paid once per operation: memories/ is a plain folder of the home and
+        # the file no link. The folder is opened once and the lock, the read and the write
+        # open plain names in it (docs/safe_paths.md, "One folder per operation").
+        folder = safe_paths.plain_folder(home, ("memories",))
+        if folder is not None and safe_paths.is_link_at(folder, file_name):
+            os.close(folder)
+            folder = None
+        if folder is None:
+            # Nothing (not even the lock file) is created through a link leading out of the home.
+            leaving = safe_paths.leaving_link(path, home)
+            if leaving is not None:
+                return msg.link_refusal(file_name, leaving)
+            with contextlib.suppress(OSError):  # the lock open below fails with the reason
+                safe_paths.make_dirs(path.parent, home)
         try:
-            with exclusive_lock(lock_path_for(path), home=home):
-                read = read_store_file(path, home=home)
-                if read.linked:
-                    return msg.link_refusal(file_name, safe_paths.leaving_link(path, home) or file_name)
-                if read.text is None:
-                    reason = read.error or "unreadable"
-                    self._unreadable[target] = reason
-                    return msg.unreadable_refusal(file_name, reason)
-                self._unreadable.pop(target, None)
-                pieces = split_pieces(read.text)
-                entries = dedupe(pieces)
-                if check_drift:
-                    drift = detect_drift(read.text, self.limit_for(target), pieces)
-                    if drift is not None:
-                        backup = write_backup(path.parent, file_name, read.text, clock=self._clock, home=home)
-                        self._set_entries(target, entries)
-                        return msg.drift_refusal(file_name, backup)
-                self._set_entries(target, entries)
-                return body(entries)
+            with exclusive_lock(lock_path_for(path), home=home, dir_fd=folder):
+                read = read_store_file_at(folder, file_name) if folder is not None else None
+                if read is None:
+                    read = read_store_file(path, home=home)
+                else:
+                    self._folders[target] = folder
+                try:
+                    return self._locked_body(target, path, read, check_drift=check_drift, body=body)
+                finally:
+                    self._folders.pop(target, None)
         except LockOpenError as exc:
             return msg.lock_refusal(file_name, exc.reason)
+        finally:
+            if folder is not None:
+                os.close(folder)
+
+    def _locked_body(
+        self, target: str, path: Path, read: FileRead, *, check_drift: bool, body: Callable[[list[str]], Result]
+    ) -> Result:
+        """Under the lock, on the file as just read: the refusals, the drift guard, then ``body``."""
+        home, file_name = self.home, path.name
+        if read.linked:
+            return msg.link_refusal(file_name, safe_paths.leaving_link(path, home) or file_name)
+        if read.text is None:
+            reason = read.error or "unreadable"
+            self._unreadable[target] = reason
+            return msg.unreadable_refusal(file_name, reason)
+        self._unreadable.pop(target, None)
+        pieces = split_pieces(read.text)
+        entries = dedupe(pieces)
+        if check_drift:
+            drift = detect_drift(read.text, self.limit_for(target), pieces)
+            if drift is not None:
+                backup = write_backup(path.parent, file_name, read.text, clock=self._clock, home=home)
+                self._set_entries(target, entries)
+                return msg.drift_refusal(file_name, backup)
+        self._set_entries(target, entries)
+        return body(entries)
 
     def _write(self, target: str, entries: list[str]) -> None:
-        atomic_write_text(self.path_for(target), serialise(entries), home=self.home)
+        folder = self._folders.get(target)
+        if folder is not None:
+            atomic_write_at(folder, file_name_for(target), serialise(entries), path=self.path_for(target),
+                            home=self.home)
+        else:
+            atomic_write_text(self.path_for(target), serialise(entries), home=self.home)
         self._set_entries(target, entries)
 
     def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
