@@ -14,9 +14,6 @@ class AdminPanelConfig(AppConfig):
 
     def ready(self) -> None:
         checks.register(private_data_check, checks.Tags.security)
-        from admin_panel import startup
-
-        startup.resume_collection()  # paused by the settings (admin_panel/startup.py)
 
 
 def private_data_check(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:

@@ -12,13 +12,9 @@ import os
 import secrets
 from pathlib import Path
 
-from admin_panel import startup
 from admin_panel.body_limits import SIGNED_IN_BODY_BYTES
 from admin_panel.paths import resolve_hermes_home, resolve_panel_data_dir
 from admin_panel.private_data import create_private_folder
-
-# Until django.setup() has loaded the apps (AdminPanelConfig.ready resumes): admin_panel/startup.py.
-startup.pause_collection()
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
