@@ -520,8 +520,8 @@ MESSAGE_TEMPLATES = (
     gettext_noop("%(file)s could not be written (%(problem)s): nothing was changed."),
     # notices of provider_schemas.reading.state and traps
     gettext_noop(
-        "Stored as the text %(value)s, not a boolean; the plugin may read any non-empty text as true. "
-        "Saving this field writes a real boolean."
+        "Saved as the word %(value)s instead of on or off; the plugin may take any word as on. "
+        "Saving this setting stores it as on or off."
     ),
     gettext_noop(".env %(variable)s overrides the stored value %(value)s."),
     gettext_noop("Read from the root of %(file)s (shared by every host); saving writes the host block."),
@@ -735,9 +735,8 @@ def keyring_check_message(check: Any, *, with_detail: bool = True) -> str:
     gettext = translation.gettext
     problems = {
         probe.NO_BACKEND: gettext("no keyring backend is installed"),
-        probe.FAIL_BACKEND: gettext(
-            "the keyring package found no usable backend and fell back to keyring.backends.fail"),
-        probe.NULL_BACKEND: gettext("the keyring backend keyring.backends.null stores nothing"),
+        probe.FAIL_BACKEND: gettext("no keyring service was found on this machine"),
+        probe.NULL_BACKEND: gettext("the keyring set up on this machine is one that stores nothing"),
         probe.NO_SERVICE: gettext("the backend cannot reach its keyring service or open its collection"),
         probe.LOCKED: gettext("the keyring is locked"),
         probe.ROUND_TRIP: gettext("a test entry did not read back as written"),
@@ -750,11 +749,11 @@ def keyring_check_message(check: Any, *, with_detail: bool = True) -> str:
         probe.MACOS: gettext("Use the macOS keychain of the account that runs the panel, unlocked."),
         probe.WINDOWS: gettext("Use the Windows Credential Manager of the account that runs the panel."),
     }
-    text = gettext("The OS keyring cannot be used (backend %(backend)s): %(problem)s.") % {
-        "backend": check.backend, "problem": problems.get(check.problem, problems[probe.ERROR])}
-    if check.detail and with_detail:
-        text += " " + gettext("It answered: %(detail)s.") % {"detail": check.detail.rstrip(".!")}
-    return f"{text} {advice.get(check.platform, advice[probe.LINUX])}"
+    # In sentences only: the backend's class name and its own (English) words are for the log and
+    # the `secrets` command (KeyringCheck.english), or shown apart as code (with_detail=False pages).
+    text = gettext("The system keyring cannot be used: %(problem)s.") % {
+        "problem": problems.get(check.problem, problems[probe.ERROR])}
+    return tidy_cjk_spaces(f"{text} {advice.get(check.platform, advice[probe.LINUX])}")
 
 
 def secret_store_error_message(exc: Any) -> str:
@@ -762,3 +761,14 @@ def secret_store_error_message(exc: Any) -> str:
     if getattr(exc, "check", None) is not None:
         return keyring_check_message(exc.check)
     return translation.gettext("The secret store is unavailable: %(reason)s") % {"reason": exc.reason}
+
+
+_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
+_CJK_GAP = re.compile(rf"(?<=[{_CJK}]) +(?=[{_CJK}])")
+
+
+def tidy_cjk_spaces(text: str) -> str:
+    """Text assembled from translated pieces without the spaces English puts between them where
+    both sides are Chinese ("在 模式 为 本地内嵌 时显示" -> "在模式为本地内嵌时显示"); a space
+    next to Latin text or a number stays ("在 .env 中")."""
+    return _CJK_GAP.sub("", text)

@@ -28,7 +28,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from admin_panel.forms.declared import Submission
-from admin_panel.localisation import localise_message
+from admin_panel.localisation import localise_message, tidy_cjk_spaces
 from admin_panel.templatetags.dates import when
 from provider_schemas import prospective_visibility as planned_visibility
 from provider_schemas.loading.constraints import TEXT_TEMPLATES, show_number
@@ -124,7 +124,7 @@ def _translate_ui_texts() -> dict[str, str]:
         "default": _("Default: %(default)s"),
         "source_stored": _("stored"),
         "source_fallback": _("stored in %(location)s"),
-        "source_alias": _("legacy key %(key)s"),
+        "source_alias": _("under its old name %(key)s"),
         "source_env": _("from .env %(variable)s"),
         "source_override": _("overridden by .env %(variable)s"),
         "source_default": _("default"),
@@ -147,14 +147,14 @@ def _source_text(state: Any, ui: Mapping[str, str]) -> str:
     variable = getattr(state, "_variable", None) or ""
     if source == "stored":
         if state.fallback_location:
-            return ui["source_fallback"] % {"location": state.fallback_location}
+            return _fill(ui["source_fallback"], {"location": state.fallback_location})
         return ui["source_stored"]
     if source == "alias":
-        return ui["source_alias"] % {"key": state.stored_key or ""}
+        return _fill(ui["source_alias"], {"key": state.stored_key or ""})
     if source in ("env_fallback", "seed_env"):
-        return ui["source_env"] % {"variable": variable}
+        return _fill(ui["source_env"], {"variable": variable})
     if source == "env_override":
-        return ui["source_override"] % {"variable": variable}
+        return _fill(ui["source_override"], {"variable": variable})
     return ui["source_default"] if source == "default" else ""
 
 
@@ -174,7 +174,7 @@ def _store_text(store: str, ui: Mapping[str, str]) -> str:
         return ui["in_keyring"]
     if store.startswith("file:"):
         path, _sep, key = store[len("file:"):].partition("#")
-        return ui["in_file_key"] % {"file": path, "key": key} if key else ui["in_file"] % {"file": path}
+        return _fill(ui["in_file_key"], {"file": path, "key": key}) if key else _fill(ui["in_file"], {"file": path})
     return store
 
 
@@ -191,7 +191,7 @@ def location_text(location: Mapping[str, Any] | None, ui: Mapping[str, str]) -> 
     if not location:
         return ""
     if location.get("store") == "secret":
-        return ui["secret_store"] % {"variable": location.get("variable", "")}
+        return _fill(ui["secret_store"], {"variable": location.get("variable", "")})
     where = location.get("file") or ""
     detail = location.get("key") or location.get("path") or location.get("variable") or ""
     return f"{where} · {detail}" if detail else where
@@ -207,7 +207,13 @@ def _set_at_html(text: str, set_at: str | None) -> SafeString | str:
         moment = datetime.fromisoformat(set_at.replace("Z", "+00:00"))
     except ValueError:
         return text % {"when": set_at}
-    return mark_safe(escape(text) % {"when": when(moment)})  # noqa: S308 - escaped text, built element
+    return mark_safe(tidy_cjk_spaces(escape(text) % {"when": when(moment)}))  # noqa: S308 - escaped text, built element
+
+
+def _fill(text: str, values: Mapping[str, Any]) -> str:
+    """A translated text with its placeholders filled, without the spaces the English order puts
+    between pieces that are both Chinese (docs/admin_panel.md §Chinese text)."""
+    return tidy_cjk_spaces(text % values)
 
 @dataclass
 class FieldRow:
@@ -245,7 +251,7 @@ class FieldRow:
         self.row_id = "row-" + self.dom_id
         self.is_secret = self.kind == "secret"
         self.read_only_reason = getattr(state, "read_only_reason", None) or ""
-        self.about = ui["about"] % {"label": self.label}
+        self.about = _fill(ui["about"], {"label": self.label})
         classes = ["field", f"field--{self.kind}"]
         if not self.visible:
             classes.append("field--off")
@@ -261,22 +267,25 @@ class FieldRow:
         if self.is_secret:
             self.is_set = bool(state.is_set)
             self.required = bool(state.required)
-            self.status_text = ui["status"] % {"status": secret_status_text(state, ui)}
+            self.status_text = _fill(ui["status"], {"status": secret_status_text(state, ui)})
             self.set_at_text = _set_at_html(ui["set_at"], state.set_at)
+            self.status_line = mark_safe(tidy_cjk_spaces(  # noqa: S308 - escaped text and a built element
+                f"{escape(self.status_text)} {self.set_at_text}".strip()))
             self.keep_label = ui["keep"] if self.is_set else ui["leave_unset"]
             self.replace_label = ui["replace"] if self.is_set else ui["set_value"]
-            self.group_label = ui["group"] % {"label": self.label}
-            self.new_label = ui["new"] % {"label": self.label}
+            self.group_label = _fill(ui["group"], {"label": self.label})
+            self.new_label = _fill(ui["new"], {"label": self.label})
             self.new_placeholder = ui["keep_placeholder"] if self.is_set else self.placeholder
             if self.secret_store_label:
-                self.stored_text = ui["stored_as"] % {"variable": state.env_key or "", "store": self.secret_store_label}
+                self.stored_text = _fill(ui["stored_as"],
+                                         {"variable": state.env_key or "", "store": self.secret_store_label})
             else:
-                self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
+                self.stored_text = _fill(ui["stored_in"], {"where": location_text(state.location, ui)})
             return
         # Honcho root keys sit outside the host block: every host of the file reads them.
         self.shared_note = ""
         if state.location.get("store") == "honcho_host_block" and getattr(state.field, "scope", "host") == "root":
-            self.shared_note = ui["shared"] % {"file": state.location.get("file", "")}
+            self.shared_note = _fill(ui["shared"], {"file": state.location.get("file", "")})
         self.source_text = _source_text(state, ui)
         self.source_class = _SOURCE_CLASSES.get(state.source or "", "badge--muted")
         shown_default = state.default
@@ -287,9 +296,9 @@ class FieldRow:
         elif self.kind == "bool" and state.default in ("true", "false"):
             # A switch shows on/off, not the stored word.
             shown_default = ui["on"] if state.default == "true" else ui["off"]
-        self.default_text = ui["default"] % {"default": shown_default or ui["blank"]}
+        self.default_text = _fill(ui["default"], {"default": shown_default or ui["blank"]})
         self._constraint_attributes(getattr(state, "field", None))
-        self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
+        self.stored_text = _fill(ui["stored_in"], {"where": location_text(state.location, ui)})
         self.show_reset = bool(state.is_set) and not self.disabled
         self.checked = self.value == "true"
         self.multiline = self.kind == "text" and ("\n" in self.value or "\r" in self.value)
@@ -379,7 +388,7 @@ def when_conditions(state: Any, by_key: Mapping[str, Any]) -> list[str]:
                     shown = option.get("label") or expected
             if controller.kind == "bool":
                 shown = _("on") if expected == "true" else _("off")
-        parts.append(_("%(label)s is %(value)s") % {"label": label, "value": shown})
+        parts.append(_fill(_("%(label)s is %(value)s"), {"label": label, "value": shown}))
     return parts
 
 
@@ -387,7 +396,7 @@ def when_note(state: Any, by_key: Mapping[str, Any]) -> str:
     """"Only used when Mode is Local Embedded"."""
     if not state.when:
         return ""
-    return _("Only used when %(conditions)s.") % {"conditions": _(" and ").join(when_conditions(state, by_key))}
+    return _fill(_("Only used when %(conditions)s."), {"conditions": _(" and ").join(when_conditions(state, by_key))})
 
 
 def build_rows(
@@ -496,8 +505,8 @@ def hidden_summary(rows: Sequence[FieldRow]) -> str:
         for text in when_conditions(row.state, by_key):
             if text not in conditions:
                 conditions.append(text)
-    return ngettext(
+    return _fill(ngettext(
         "%(count)s setting hidden (shown when %(conditions)s). Its stored value is kept.",
         "%(count)s settings hidden (shown when %(conditions)s). Their stored values are kept.",
         len(hidden),
-    ) % {"count": len(hidden), "conditions": _(", ").join(conditions)}
+    ), {"count": len(hidden), "conditions": _(", ").join(conditions)})

@@ -394,8 +394,8 @@ def _value_warnings(model: Model, f: ProviderField, res: Resolution) -> list[Not
         out.append(
             Notice(
                 "string_bool",
-                f"Stored as the text {res.value!r}, not a boolean; the plugin may read any non-empty text as "
-                "true. Saving this field writes a real boolean.",
+                f"Saved as the word {res.value!r} instead of on or off; the plugin may take any word as on. "
+                "Saving this setting stores it as on or off.",
             )
         )
     if res.source == SOURCE_ENV_OVERRIDE:
