@@ -31,7 +31,7 @@ from admin_panel.forms.declared import Submission
 from admin_panel.localisation import localise_message, tidy_cjk_spaces
 from admin_panel.templatetags.dates import when
 from provider_schemas import prospective_visibility as planned_visibility
-from provider_schemas.loading.constraints import TEXT_TEMPLATES, show_number
+from provider_schemas.constraints import TEXT_TEMPLATES, show_number
 
 _JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
 

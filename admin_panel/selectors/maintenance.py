@@ -19,6 +19,8 @@ from admin_panel.selectors.memory import entry_key, make_ref
 from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view, source_views
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import char_count
+from memory_core.external import BROWSABLE, source_for
+from memory_core.external.base import ContentsError, Item
 from memory_core.maintenance import (
     CATEGORIES,
     DuplicateGroup,
@@ -28,9 +30,11 @@ from memory_core.maintenance import (
     find_duplicate_groups,
 )
 from memory_core.maintenance.provenance import EntrySource
+from memory_core.maintenance.provider import ProviderAnalysis, analyse_provider
 from memory_core.state import StoreState, read_store_state
 from memory_core.store import exchanged
 from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
+from provider_schemas.reading.state import active_provider
 
 # The forecast extrapolates the samples of this many last days.
 FORECAST_WINDOW = timedelta(days=14)
@@ -117,12 +121,46 @@ class BudgetHistory:
 
 
 @dataclass(frozen=True)
+class ProviderFindings:
+    """The maintenance findings over the active provider's own items (each links to its page)."""
+
+    provider: str
+    analysis: ProviderAnalysis | None
+    error: str = ""  # ContentsError code: the store could not be read (the page still shows)
+
+    @property
+    def findings(self) -> list[tuple[Item, Finding]]:
+        if self.analysis is None:
+            return []
+        return [(self.analysis.item_of(finding), finding) for finding in self.analysis.findings]
+
+    @property
+    def groups(self) -> list[tuple[DuplicateGroup, list[Item]]]:
+        if self.analysis is None:
+            return []
+        return [(group, [self.analysis.items[i] for i in group.indices]) for group in self.analysis.groups]
+
+
+def provider_findings(*, home: Path, secrets: Sequence[str]) -> ProviderFindings | None:
+    """None when no provider is active or its store cannot be read from here (or does not exist)."""
+    name = active_provider(home=home)
+    source = source_for(name, home=home) if name in BROWSABLE else None
+    if source is None or not source.exists():
+        return None
+    try:
+        return ProviderFindings(provider=name, analysis=analyse_provider(source, secrets=secrets))
+    except ContentsError as exc:
+        return ProviderFindings(provider=name, analysis=None, error=exc.code)
+
+
+@dataclass(frozen=True)
 class MaintenanceView:
     state: StoreState
     analysis: StoreAnalysis
     entries: tuple[EntryItem, ...]
     groups: tuple[GroupItem, ...]
     history: BudgetHistory
+    provider: ProviderFindings | None = None
 
     @property
     def target(self) -> str:
@@ -295,7 +333,8 @@ def maintenance_view(
         GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups
     )
     return MaintenanceView(
-        state=state, analysis=analysis, entries=entries, groups=groups, history=budget_history(home=home, target=target)
+        state=state, analysis=analysis, entries=entries, groups=groups,
+        history=budget_history(home=home, target=target), provider=provider_findings(home=home, secrets=secrets),
     )
 
 
