@@ -38,7 +38,7 @@ from provider_schemas.reading.state import active_provider
 
 # The forecast extrapolates the samples of this many last days.
 FORECAST_WINDOW = timedelta(days=14)
-CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 220, 36
+CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 220, 56
 # The chart and its table show at most this many samples, evenly spread (the last always shown);
 # the forecast uses them all.
 MAX_CHART_POINTS = 48

@@ -50,6 +50,9 @@ def test_it_removes_spaces_between_chinese_characters_only():
     assert tidy_cjk_spaces("（在 模式 为 本地内嵌 时显示）") == "（在模式为本地内嵌时显示）"
     assert tidy_cjk_spaces("状态：已在 .env 中设置。 面板最近一次写入") == "状态：已在 .env 中设置。面板最近一次写入"
     assert tidy_cjk_spaces("Mode is Local Embedded and port is 8080") == "Mode is Local Embedded and port is 8080"
+    # Across the start or end of an element, the element stays and the space goes.
+    assert tidy_cjk_spaces('（41%）。\n  <span id="f">按每天') == '（41%）。<span id="f">按每天'
+    assert tidy_cjk_spaces("中。 <a href=\"/\">Link</a>") == "中。 <a href=\"/\">Link</a>"
 
 
 def test_chinese_pages_have_no_space_between_two_chinese_characters(demo_client):
