@@ -214,6 +214,13 @@ class DeleteOutcome:
     refused: dict[str, str] = field(default_factory=dict)  # target -> why nothing was deleted there
 
     @property
+    def restorable(self) -> list[tuple[str, str]]:
+        """The deleted entries Undo can add back: the add path refuses what the threat scanner
+        blocks, so offering Undo for a blocked entry would promise what cannot happen."""
+        return [(target, text) for target, text in self.deleted
+                if not memory_core.first_threat_message(text, MEMORY_SCOPE)]
+
+    @property
     def messages(self) -> list[tuple[str, str]]:
         """(level, text) lines for the admin."""
         lines: list[tuple[str, str]] = []
@@ -230,6 +237,8 @@ class DeleteOutcome:
                     % {"count": count, "file": FILE_NAMES[target]},
                 )
             )
+        if self.deleted and not self.restorable:
+            lines.append(("info", _("There is nothing to undo: a blocked entry stays deleted.")))
         if self.gone:
             lines.append(
                 (
