@@ -7,9 +7,6 @@ store a home uses and when the panel last wrote each secret.
 
 from __future__ import annotations
 
-import os
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +15,8 @@ from django.conf import settings
 
 import provider_schemas
 from admin_panel.models import HomePreference, SecretWrite
+from memory_core import caching
+from memory_core.caching import MISSING, KeyedCache
 from memory_core.fingerprints import fingerprint_of
 from memory_core.state import read_all_states
 
@@ -27,7 +26,7 @@ SECRET_STORES = ("env_file", "keyring")
 
 def home_key(home: Path) -> str:
     """How a home is named in the panel's database (resolved, so symlinks do not split it)."""
-    return os.path.realpath(home)
+    return caching.home_key(home)
 
 
 def default_secret_store() -> str:
@@ -36,43 +35,37 @@ def default_secret_store() -> str:
 
 
 # Reads of the two per-home panel records are cached briefly in this process: a provider page or
-# API GET then costs no database query for them. Writes in this process drop the entry at once;
-# the short lifetime bounds staleness when several panel processes share a database. Write paths
-# always read fresh (``fresh=True``).
+# API GET then costs no database query for them. Writes in this process drop the entry at once
+# (``caching.forget_home``); the short lifetime bounds staleness when several panel processes share
+# a database. Write paths always read fresh (``fresh=True``).
 _CACHE_SECONDS = 2.0
-_cache_lock = threading.Lock()
-_cache: dict[str, tuple[float, str, dict[str, str]]] = {}
+_prefs_cache = KeyedCache("secret-store choice and set_at per home", size=64, max_age=_CACHE_SECONDS)
 
 
-def forget_home_cache(home: Path) -> None:
-    with _cache_lock:
-        _cache.pop(home_key(home), None)
+def _load_store(key: str) -> str:
+    value = HomePreference.objects.filter(home=key, key=SECRET_STORE_KEY).values_list("value", flat=True).first()
+    return value if value in SECRET_STORES else default_secret_store()
 
 
 def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
-    value = HomePreference.objects.filter(home=key, key=SECRET_STORE_KEY).values_list("value", flat=True).first()
-    store = value if value in SECRET_STORES else default_secret_store()
+    store = _load_store(key)
     rows = SecretWrite.objects.filter(home=key).values_list("variable", "set_at")
     return store, {variable: when.strftime("%Y-%m-%dT%H:%M:%SZ") for variable, when in rows}
 
 
 def _prefs(home: Path, *, fresh: bool) -> tuple[str, dict[str, str]]:
     key = home_key(home)
-    now = time.monotonic()
-    if not fresh:
-        with _cache_lock:
-            hit = _cache.get(key)
-        if hit is not None and hit[0] > now:
-            return hit[1], dict(hit[2])
-    store, set_at = _load_prefs(key)
-    with _cache_lock:
-        _cache[key] = (now + _CACHE_SECONDS, store, set_at)
+    hit = MISSING if fresh else _prefs_cache.get(key, None)
+    store, set_at = hit if hit is not MISSING else _prefs_cache.put(key, None, _load_prefs(key))
     return store, dict(set_at)
 
 
 def secret_store_for(*, home: Path, fresh: bool = False) -> str:
-    """The store new secrets of ``home`` go to: the saved per-home choice, else the setting."""
-    return _prefs(home, fresh=fresh)[0]
+    """The store new secrets of ``home`` go to: the saved per-home choice, else the setting.
+    ``fresh`` (every write) reads the choice alone from the database, not the ``set_at`` rows."""
+    if fresh:
+        return _load_store(home_key(home))
+    return _prefs(home, fresh=False)[0]
 
 
 def set_at_map(*, home: Path, fresh: bool = False) -> dict[str, str]:
@@ -101,6 +94,17 @@ def provider_state(*, home: Path, name: str) -> Any:
     """provider_schemas' resolved state of one provider (raises its lookup errors unchanged)."""
     store, set_at = _prefs(home, fresh=False)  # one lookup for both records
     return provider_schemas.read_provider(home=home, name=name, secret_store=store, set_at=set_at)
+
+
+def provider_config_answer(*, home: Path, name: str, encode: Any) -> bytes:
+    """The API's encoded config answer of one provider (``encode`` of its docs/api.md payload),
+    reused while its inputs are unchanged (provider_schemas/reading/answer_cache.py); raises what
+    ``provider_state`` raises."""
+    store, set_at = _prefs(home, fresh=False)
+    return provider_schemas.config_answer(
+        home=home, name=name, secret_store=store, set_at=set_at,
+        render=lambda state: encode(provider_schemas.provider_config_payload(state)),
+    )
 
 
 @dataclass(frozen=True)

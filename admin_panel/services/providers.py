@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction as db_transaction
 from django.utils import timezone
 
 import provider_schemas
@@ -24,12 +25,12 @@ from admin_panel.models import AuditEntry, HomePreference, SecretWrite
 from admin_panel.selectors.providers import (
     SECRET_STORE_KEY,
     SECRET_STORES,
-    forget_home_cache,
     home_key,
     secret_store_for,
 )
 from admin_panel.services import audit
 from admin_panel.services.outcomes import SAVED, WRITE_ERRORS, Outcome, from_plan, outcome_of
+from memory_core import caching
 from provider_schemas.saving import secret_moves
 from provider_schemas.secret_stores.probe import require_keyring
 
@@ -52,7 +53,7 @@ def set_secret_store(
         require_keyring(home=home)
     old = secret_store_for(home=home, fresh=True)
     HomePreference.objects.update_or_create(home=home_key(home), key=SECRET_STORE_KEY, defaults={"value": store})
-    forget_home_cache(home)
+    caching.forget_home(home)
     if old != store:  # choosing the store already in use changes nothing: no entry
         audit.record(
             user=user,
@@ -84,7 +85,7 @@ def move_secrets(
         old = secret_store_for(home=plan.home, fresh=True)
         HomePreference.objects.update_or_create(home=home_key(plan.home), key=SECRET_STORE_KEY,
                                                 defaults={"value": to})
-        forget_home_cache(plan.home)
+        caching.forget_home(plan.home)
         if plan.variables or old != to:
             audit.record(
                 user=user,
@@ -109,7 +110,7 @@ def finish_interrupted_secret_move(*, home: Path) -> secret_moves.GroupRecovery 
         old = secret_store_for(home=each, fresh=True)
         HomePreference.objects.update_or_create(home=home_key(each), key=SECRET_STORE_KEY,
                                                 defaults={"value": recovery.to})
-        forget_home_cache(each)
+        caching.forget_home(each)
         audit.record(
             user=None,
             channel="command",
@@ -126,12 +127,18 @@ def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterab
     """Remember when the panel wrote each secret (the ``set_at`` of docs/api.md §Reading a provider's config)."""
     key = home_key(home)
     now = timezone.now()
-    for variable in replaced:
-        SecretWrite.objects.update_or_create(home=key, variable=variable, defaults={"set_at": now})
+    replaced = list(dict.fromkeys(replaced))
+    if replaced:
+        # One upsert statement (ON CONFLICT on the one-per-secret constraint) instead of a select
+        # and an update or insert per variable.
+        SecretWrite.objects.bulk_create(
+            [SecretWrite(home=key, variable=variable, set_at=now) for variable in replaced],
+            update_conflicts=True, unique_fields=["home", "variable"], update_fields=["set_at"],
+        )
     cleared = list(cleared)
     if cleared:
         SecretWrite.objects.filter(home=key, variable__in=cleared).delete()
-    forget_home_cache(home)
+    caching.forget_home(home)
 
 
 # --- provider settings ----------------------------------------------------------------------------
@@ -231,6 +238,15 @@ def save_provider_changes(
 
 
 def _after_save(
+    *, user: User, channel: str, home: Path, name: str, result: Any, store: str,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    with db_transaction.atomic():  # the set_at rows and the audit row: one commit
+        _record_save(user=user, channel=channel, home=home, name=name, result=result, store=store, extra=extra)
+    caching.forget_home(home)  # again once committed: a read meanwhile may have kept the old rows
+
+
+def _record_save(
     *, user: User, channel: str, home: Path, name: str, result: Any, store: str,
     extra: Mapping[str, Any] | None = None,
 ) -> None:

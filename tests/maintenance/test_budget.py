@@ -12,10 +12,9 @@ import pytest
 
 from admin_panel.change_feed import ChangeFeed
 from admin_panel.models import BudgetSample
-from admin_panel.selectors import provenance
 from admin_panel.selectors.maintenance import FORECAST_WINDOW, MAX_CHART_POINTS, budget_history
 from admin_panel.services.maintenance import record_budget_on_store_changes
-from memory_core import add_entry
+from memory_core import add_entry, caching
 from memory_core.state import read_store_state
 from tests.maintenance.history_builder import HistoryBuilder, success
 from tests.memory_view.workers import add_after
@@ -65,7 +64,7 @@ def test_the_chart_shows_at_most_its_number_of_points_and_always_the_last(home):
 
 
 def test_the_writes_recorded_in_state_db_join_the_panels_samples(home):
-    provenance.forget_cache()
+    caching.clear_all()
     db = HistoryBuilder(home)
     db.session("20261120_120000_aaaaaa", source="cli")
     day = 86400
@@ -85,7 +84,7 @@ def test_the_writes_recorded_in_state_db_join_the_panels_samples(home):
         (NOW - timedelta(days=12), 600), (NOW - timedelta(days=10), 800),
         (NOW - timedelta(days=8), 1000), (NOW, 1600)]
     assert history.rate_per_day == pytest.approx(1000 / 12)  # the failed write is not a point
-    provenance.forget_cache()
+    caching.clear_all()
 
 
 def _wait_for(condition, what: str) -> None:
