@@ -8,24 +8,12 @@ inserting the parameters; it never reads the English text back. Nothing here imp
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
+from memory_core.coded import Message, render
+from memory_core.messages import TEXTS as MEMORY_CORE_TEXTS
 
-class Message(str):
-    """English text plus what it was made from. Immutable, like the ``str`` it is."""
-
-    code: str
-    params: Mapping[str, Any]
-
-    def __new__(cls, text: str, code: str = "", params: Mapping[str, Any] | None = None) -> Message:
-        made = super().__new__(cls, text)
-        made.code = code
-        made.params = dict(params or {})
-        return made
-
-    def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]  # copy and pickle keep the code
-        return (str(self), self.code, self.params)
+__all__ = ["ENGLISH", "Message", "message"]
 
 
 # The English of every code the engines use: the words of 0.19.0 (docs/admin_panel.md, "Errors as
@@ -51,6 +39,10 @@ ENGLISH: dict[str, str] = {
 }
 
 
+# Every code of both engines: memory_core's own (memory_core.messages.TEXTS) and provider_schemas'.
+ENGLISH.update(MEMORY_CORE_TEXTS)
+
+
 def message(code: str, **params: Any) -> Message:
     """The message ``code`` with ``params``, in English."""
-    return Message(ENGLISH[code] % params, code, params)
+    return render(ENGLISH, code, params)
