@@ -34,3 +34,11 @@ def render(table: Mapping[str, str], code: str, params: Mapping[str, Any]) -> Me
     """The message ``code`` of ``table`` with ``params``, in English."""
     template = table[code]
     return Message(template % params if "%(" in template else template, code, params)
+
+
+class Template(Message):
+    """A coded message whose English still has its ``%(name)s`` placeholders: ``template % params``
+    is the finished ``Message`` with the same code. One without placeholders is finished as it is."""
+
+    def __mod__(self, params: Any) -> Message:
+        return Message(str.__mod__(str(self), params), self.code, params)
