@@ -29,6 +29,13 @@ class Message(str):
     def __getnewargs__(self) -> tuple[Any, ...]:  # type: ignore[override]  # copy and pickle keep the code
         return (str(self), self.code, self.params)
 
+    def with_value_replaced(self, old: str, new: str) -> Message:
+        """The same message with ``old`` replaced by ``new`` in its text and in the parameters that
+        hold it (a path shown relative to the home instead of absolute)."""
+        params = {k: v.replace(old, new) if isinstance(v, str) and not isinstance(v, Message) else v
+                  for k, v in self.params.items()}
+        return Message(str.replace(self, old, new), self.code, params)
+
 
 def render(table: Mapping[str, str], code: str, params: Mapping[str, Any]) -> Message:
     """The message ``code`` of ``table`` with ``params``, in English."""

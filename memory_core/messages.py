@@ -108,7 +108,7 @@ TEXTS: dict[str, str] = {
 }
 
 
-def say(code: str, **params: Any) -> Message:
+def say(code: str, /, **params: Any) -> Message:
     """memory_core's message ``code`` with ``params``, in English."""
     return render(TEXTS, code, params)
 

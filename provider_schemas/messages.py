@@ -299,6 +299,6 @@ def template(code: str) -> Template:
     return Template(ENGLISH[code], code)
 
 
-def message(code: str, **params: Any) -> Message:
+def message(code: str, /, **params: Any) -> Message:
     """The message ``code`` with ``params``, in English."""
     return render(ENGLISH, code, params)
