@@ -181,8 +181,10 @@ def test_it_words_each_family_of_engine_messages_by_its_code(family, catalog):
             assert str(value) in shown, (value, shown)  # the values are inserted as they are
 
 
-def test_it_words_a_message_whose_parameters_are_messages_from_their_codes(catalog):
+def test_it_words_a_message_whose_parameters_are_messages_from_their_codes(monkeypatch, catalog):
     from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source
+
+    monkeypatch.setitem(engine_messages.ENGLISH, "eval_invalid_syntax", "does not parse: %(message)s")
 
     with pytest.raises(StaticEvalError) as raised:
         evaluate_schema_source("X = (1,]\n")
@@ -191,24 +193,36 @@ def test_it_words_a_message_whose_parameters_are_messages_from_their_codes(catal
     with translation.override("zh-hans"):
         shown = localise_message(made)
 
+    assert made.startswith("does not parse: ")  # the engine's English, reworded
     inner = catalog["closing parenthesis %(closing)s does not match opening parenthesis %(opening)s"] % {
         "closing": "']'", "opening": "'('"}
     assert shown == catalog["invalid syntax: %(message)s"] % {"message": inner}
 
 
-def test_it_shows_why_config_yaml_was_not_read_in_chinese_on_the_memory_page(home, owner_client, catalog):
+def test_it_shows_why_config_yaml_was_not_read_in_chinese_on_the_memory_page(home, owner_client, catalog,
+                                                                           monkeypatch):
+    from memory_core import messages as store_messages
+
+    # reworded in the engine: the page still finds the words by the code
+    monkeypatch.setitem(store_messages.TEXTS, "config_invalid_yaml_at", "config.yaml does not parse as YAML (%(line)s)")
     (home / "config.yaml").write_text("memory: [\n", encoding="utf-8")
 
     html = owner_client.get("/memory/", headers={"Accept-Language": "zh-CN"}).content.decode()
 
     assert catalog["config.yaml is not valid YAML (line %(line)s)"] % {"line": "2"} in html
-    assert "is not valid YAML" not in html
+    assert "does not parse" not in html
 
 
-def test_it_shows_a_provider_notice_in_chinese_on_its_page(home, owner_client, catalog):
+def test_it_shows_a_provider_notice_in_chinese_on_its_page(home, owner_client, catalog, monkeypatch):
+    monkeypatch.setitem(engine_messages.ENGLISH, "notice_env_bom", ".env begins with a BOM.")
     (home / ".env").write_text("\ufeffHINDSIGHT_API_KEY=k\n", encoding="utf-8")
+
+    from provider_schemas import read_provider
 
     html = owner_client.get("/providers/hindsight/", headers={"Accept-Language": "zh-CN"}).content.decode()
 
+    # the engine's English (the API's), reworded
+    assert ".env begins with a BOM." in [w.message for w in read_provider(home=home, name="hindsight").warnings]
+
     assert catalog[".env starts with a byte-order mark, which corrupts its first variable for the agent."] in html
-    assert "byte-order mark" not in html
+    assert "begins with a BOM" not in html
