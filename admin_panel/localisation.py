@@ -5,7 +5,9 @@ option texts: the provider's own ``translations.json`` (``provider_schemas.loadi
 the panel's gettext catalog (the bundled providers' texts are listed in
 ``admin_panel/i18n_strings.py``), then the original text. The threat scanner's plain-language
 explanations are English constants in ``memory_core``; they are translated here through the same
-catalog. Nothing in this module changes a key, a value or anything that is saved.
+catalog. The engines' messages are coded (docs/admin_panel.md, "Errors as codes") and worded here
+from ``admin_panel.messages`` by their codes. Nothing in this module changes a key, a value or
+anything that is saved.
 """
 
 from __future__ import annotations
