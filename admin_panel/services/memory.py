@@ -91,8 +91,9 @@ def file_refusal_text(result: dict[str, Any], target: str) -> str:
     if backup_failed_on_full_disk(f"{result.get('drift_backup', '')} {result.get('error', '')}"):
         return disk_full_text()  # the drift backup could not be written, so neither was anything else
     file_name = FILE_NAMES.get(target, "")
-    # memory_core's drift and D14 refusals are told apart by their codes (memory_core.messages)
-    # for the panel's own sentences (docs/agent_formats.md §9, §15).
+    # memory_core's drift and unreadable-file refusals are told apart by their codes
+    # (memory_core.messages) for the panel's own sentences (docs/agent_formats.md §Drift guard and
+    # backups, §Unreadable files).
     code = getattr(result.get("error"), "code", "")
     if result.get("linked"):
         return _linked_text(str(result["linked"]))
