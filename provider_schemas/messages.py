@@ -1,7 +1,7 @@
 """Messages as codes with parameters.
 
-An engine message is a ``Message``: a ``str`` holding the English text the API answers with
-(0.19.0's wording, unchanged), that also carries its ``code`` and ``params``. The web layer puts it
+An engine message is a ``Message`` (``memory_core.coded``): a ``str`` holding the English text the
+API answers with (0.19.0's wording, unchanged), that also carries its ``code`` and ``params``. The web layer puts it
 into the reader's language by looking the code up in its own table (``admin_panel.messages``) and
 inserting the parameters; it never reads the English text back. Nothing here imports Django.
 """
@@ -16,8 +16,9 @@ from memory_core.messages import TEXTS as MEMORY_CORE_TEXTS
 __all__ = ["ENGLISH", "Message", "Template", "message", "template"]
 
 
-# The English of every code the engines use: the words of 0.19.0 (docs/admin_panel.md, "Errors as
-# codes"). ``message()`` renders them; the web layer's table holds the same texts as gettext msgids.
+# The English of every code provider_schemas uses (and, below, memory_core's): the words of 0.19.0
+# (docs/admin_panel.md, "Errors as codes"). ``message()`` renders them; the web layer's table holds
+# the same texts as gettext msgids.
 ENGLISH: dict[str, str] = {
     "value_too_long": "'%(key)s' is too long (more than %(limit)s characters)",
     "line_breaks": "'%(key)s' must not contain line breaks or NUL characters",
@@ -291,6 +292,9 @@ ENGLISH.update({
 })
 
 # Every code of both engines: memory_core's own (memory_core.messages.TEXTS) and provider_schemas'.
+# A code names one message in both: the panel's table is keyed by code alone.
+if ENGLISH.keys() & MEMORY_CORE_TEXTS.keys():
+    raise RuntimeError(f"codes used by both engines: {sorted(ENGLISH.keys() & MEMORY_CORE_TEXTS.keys())}")
 ENGLISH.update(MEMORY_CORE_TEXTS)
 
 
