@@ -13,7 +13,7 @@ from __future__ import annotations
 from django.utils.translation import gettext_noop
 
 MESSAGES: dict[str, str] = {
-    # provider settings: values, saves, conflicts (provider_schemas.reading.values, saving.planning, errors)
+    # provider settings: values, saves, conflicts (provider_schemas.values, saving.planning, errors)
     "value_too_long": gettext_noop("'%(key)s' is too long (more than %(limit)s characters)"),
     "line_breaks": gettext_noop("'%(key)s' must not contain line breaks or NUL characters"),
     "invisible_characters": gettext_noop(
@@ -136,7 +136,7 @@ MESSAGES: dict[str, str] = {
     "link_banner": gettext_noop(
         "%(name)s is a link to a file outside the agent's home; the panel does not read or write through "
         "links."),
-    # notices on a provider's page (provider_schemas.reading.state, provider_schemas.loading.traps)
+    # notices on a provider's page (provider_schemas.reading.state, provider_schemas.reading.traps)
     "notice_string_bool": gettext_noop(
         "Stored as the text %(value)s, not a boolean; the plugin may read any non-empty text as true. Saving "
         "this field writes a real boolean."),
@@ -182,7 +182,7 @@ MESSAGES: dict[str, str] = {
     "notice_honcho_disabled": gettext_noop("%(file)s sets enabled: false in the %(where)s; Honcho is off."),
     "notice_shared_root": gettext_noop("Settings are stored in %(file)s, the default profile's file."),
     "notice_cli_profile_missing": gettext_noop("The CLI profile file %(file)s does not exist."),
-    # field constraints (provider_schemas.loading.constraints)
+    # field constraints (provider_schemas.constraints)
     "json_shape": gettext_noop("'%(key)s' must be a JSON object or array"),
     "constraint_pattern_hint": gettext_noop("Enter a value like this: %(hint)s."),
     "constraint_pattern": gettext_noop("Enter a value that matches %(pattern)s."),

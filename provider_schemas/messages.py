@@ -45,7 +45,7 @@ ENGLISH: dict[str, str] = {
         "links. Nothing was changed."),
     "link_banner": (
         "%(name)s is a link to a file outside the agent's home; the panel does not read or write through links."),
-    # notices on a provider's page (provider_schemas.reading.state, provider_schemas.loading.traps)
+    # notices on a provider's page (provider_schemas.reading.state, provider_schemas.reading.traps)
     "notice_string_bool": (
         "Stored as the text %(value)s, not a boolean; the plugin may read any non-empty text as true. "
         "Saving this field writes a real boolean."),
@@ -85,7 +85,7 @@ ENGLISH: dict[str, str] = {
 }
 
 
-# Field constraints (provider_schemas.loading.constraints): what a value must look like.
+# Field constraints (provider_schemas.constraints): what a value must look like.
 ENGLISH.update({
     "constraint_pattern_hint": "Enter a value like this: %(hint)s.",
     "constraint_pattern": "Enter a value that matches %(pattern)s.",
