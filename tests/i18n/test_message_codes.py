@@ -135,10 +135,9 @@ def _families() -> dict[str, Any]:
     from memory_core import files
     from memory_core import messages as store_messages
     from memory_core.threats import first_threat_message
-    from provider_schemas import declaration_problems
+    from provider_schemas import constraints, declaration_problems
     from provider_schemas.config_schema import KIND_TEXT, ProviderConfigSchema
     from provider_schemas.errors import link_banner
-    from provider_schemas.loading import constraints
     from provider_schemas.loading.lint import lint
     from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source
 
