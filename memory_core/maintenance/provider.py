@@ -52,8 +52,10 @@ def analyse_provider(source: ContentsSource, *, secrets: Sequence[str] = ()) -> 
     # The source object is new on every request: the key is what identifies its store's state.
     key = (source.name, paths, fingerprint_of(paths, with_folder_contents=True), tuple(secrets), limit,
            duplicate_limit)
+    # A store without local files (hindsight's server) has no state to key a cache on: read it anew.
+    cacheable = bool(paths)
     with _lock:
-        hit = _cache.get(key)
+        hit = _cache.get(key) if cacheable else None
     if hit is not None:
         return hit
     page = source.list(Query(page=1, per_page=limit + 1))
@@ -63,6 +65,8 @@ def analyse_provider(source: ContentsSource, *, secrets: Sequence[str] = ()) -> 
     result = ProviderAnalysis(provider=source.name, items=items, more=len(page.items) > limit,
                               duplicate_scope=scope, groups=tuple(find_duplicate_groups(texts[:scope])),
                               findings=tuple(find_hygiene_issues(texts, secrets=key[3])))
+    if not cacheable:
+        return result
     with _lock:
         _cache[key] = result
         while len(_cache) > _CACHE_SIZE:
