@@ -13,7 +13,6 @@ anything that is saved.
 from __future__ import annotations
 
 import dataclasses
-import re
 import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import translation
 
+from admin_panel.cjk_text import tidy_cjk_spaces
 from admin_panel.messages import DECLARED_PARAMS, MESSAGES
 from memory_core.coded import Message
 from provider_schemas.config_schema import ProviderField, ProviderFieldOption
@@ -309,15 +309,3 @@ def secret_store_error_message(exc: Any) -> str:
     if getattr(exc, "check", None) is not None:
         return keyring_check_message(exc.check)
     return translation.gettext("The secret store is unavailable: %(reason)s") % {"reason": exc.reason}
-
-
-_CJK = "\u3000-\u303f\u4e00-\u9fff\uff00-\uffef"
-# Whitespace between two Chinese characters, also when an element starts or ends between them.
-_CJK_GAP = re.compile(rf"(?<=[{_CJK}])((?:</?[a-z][^>]*>)*)[ \t\n]+((?:</?[a-z][^>]*>)*)(?=[{_CJK}])")
-
-
-def tidy_cjk_spaces(text: str) -> str:
-    """Text assembled from translated pieces without the spaces English puts between them where
-    both sides are Chinese ("在 模式 为 本地内嵌 时显示" -> "在模式为本地内嵌时显示"); a space
-    next to Latin text or a number stays ("在 .env 中")."""
-    return _CJK_GAP.sub(r"\1\2", text)

@@ -27,8 +27,9 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from admin_panel.cjk_text import tidy_cjk_spaces
 from admin_panel.forms.declared import Submission
-from admin_panel.localisation import localise_message, tidy_cjk_spaces
+from admin_panel.localisation import localise_message
 from admin_panel.templatetags.dates import when
 from provider_schemas import prospective_visibility as planned_visibility
 from provider_schemas.constraints import TEXT_TEMPLATES, show_number

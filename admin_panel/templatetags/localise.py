@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from django import template
 
-from admin_panel.localisation import localise_message, tidy_cjk_spaces
+from admin_panel.cjk_text import tidy_cjk_spaces
+from admin_panel.localisation import localise_message
 
 register = template.Library()
 

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 
 import pytest
 
-from admin_panel.localisation import tidy_cjk_spaces
+from admin_panel.cjk_text import tidy_cjk_spaces
 from tests.foundation.test_one_date_format import CONTENT_CLASSES, CONTENT_TAGS, _paths
 from tests.foundation.test_one_date_format import demo_client as demo_client  # the fixture, shared
 
