@@ -53,14 +53,16 @@ def analyse_provider(source: ContentsSource, *, secrets: Sequence[str] = ()) -> 
     key = (source.name, paths, fingerprint_of(paths, with_folder_contents=True), tuple(secrets), limit,
            duplicate_limit)
     with _lock:
-        hit = _cache.get(key)
+        # A source without files (a server) has no stat to tell a change by: never reused.
+        hit = _cache.get(key) if paths else None
     if hit is not None:
         return hit
     page = source.list(Query(page=1, per_page=limit + 1))
     items = tuple(page.items[:limit])
     texts = [item.text for item in items]
     scope = min(len(texts), duplicate_limit)
-    result = ProviderAnalysis(provider=source.name, items=items, more=len(page.items) > limit,
+    # A source may cap its page below what was asked: its total still says whether more exist.
+    result = ProviderAnalysis(provider=source.name, items=items, more=max(page.total, len(page.items)) > len(items),
                               duplicate_scope=scope, groups=tuple(find_duplicate_groups(texts[:scope])),
                               findings=tuple(find_hygiene_issues(texts, secrets=key[3])))
     with _lock:
