@@ -126,3 +126,24 @@ def _key(text: str) -> str:
     from admin_panel.selectors.memory import entry_key
 
     return entry_key(text)
+
+
+def test_the_check_command_reports_a_provider_item_holding_a_secret_without_printing_it(facts):
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    with pytest.raises(SystemExit) as exited:
+        call_command("memory", "check", "--json", stdout=out)
+    assert exited.value.code == 1  # Uses uv. alone is clean: the provider's credential fails the check
+    assert SECRET not in out.getvalue()
+    provider = json.loads(out.getvalue())["provider"]
+    assert provider["provider"] == "holographic" and provider["items_checked"] == 6
+    credential = next(f for f in provider["findings"] if f["category"] == "credential")
+    assert credential["item_id"] == "2" and "[credential hidden]" in credential["entry"]
+    out = StringIO()
+    with pytest.raises(SystemExit):
+        call_command("memory", "check", stdout=out)
+    assert "credential in item 2: '[credential hidden]'" in out.getvalue() and SECRET not in out.getvalue()
