@@ -228,6 +228,11 @@ class StoreView:
         return self.page.rows if self.page is not None else self.rows
 
     @property
+    def shown_without_source(self) -> bool:
+        """Whether a listed entry has no record in history: the store says so once, not per entry."""
+        return any(row.source is None for row in self.shown_rows)
+
+    @property
     def offers_filter(self) -> bool:
         """A store longer than a page can be filtered (and one being filtered shows its filter)."""
         return len(self.rows) > ENTRIES_PER_PAGE or bool(self.page is not None and self.page.query)
@@ -266,6 +271,19 @@ class StoreView:
         """The title line of the block the agent will inject (its percentage counts placeholders)."""
         lines = self.state.snapshot.split("\n", 2)
         return lines[1] if len(lines) > 1 else ""
+
+    @property
+    def snapshot_chars(self) -> int | None:
+        """The character count the snapshot's header line shows (None: no header)."""
+        found = re.search(r"— ([\d,]+)/[\d,]+ ", self.header_line)
+        return int(found.group(1).replace(",", "")) if found else None
+
+    @property
+    def snapshot_differs(self) -> bool:
+        """The header counts another figure than the store holds: each blocked entry is injected as its
+        placeholder (docs/agent_formats.md §Snapshot), and the header counts what is injected."""
+        counted = self.snapshot_chars
+        return counted is not None and counted != self.state.total_chars
 
     @property
     def version(self) -> str:

@@ -123,6 +123,4 @@ UNREACHABLE: dict[str, str] = {
                 "access to the service.",
     "supermemory": "Supermemory keeps memories in its cloud service; browsing them needs its API key and "
                    "network access to the service.",
-    "hindsight": "Hindsight keeps memories in a Hindsight server (local hindsight-api with its embedded "
-                 "PostgreSQL, or the cloud); the panel does not talk to that server yet.",
 }
