@@ -92,8 +92,8 @@ def connection_for(*, home: Path, secret_store: str = "env_file") -> Connection 
     env fallbacks and where secrets are): the key is ``apiKey`` / ``api_key`` in the file, then
     ``HINDSIGHT_API_KEY`` (``.env``, or the keyring when the panel keeps secrets there)."""
     from provider_schemas.loading.discovery import get_provider_config_schema
+    from provider_schemas.model import Model
     from provider_schemas.reading.state import active_provider
-    from provider_schemas.saving.engine import Model
 
     home = Path(home)
     schema = get_provider_config_schema(NAME, home=home)

@@ -53,8 +53,10 @@ def analyse_provider(source: ContentsSource, *, secrets: Sequence[str] = ()) -> 
     key = (source.name, paths, fingerprint_of(paths, with_folder_contents=True), tuple(secrets), limit,
            duplicate_limit)
     with _lock:
-        # A source without files (a server) has no stat to tell a change by: never reused.
-        hit = _cache.get(key) if paths else None
+        # Only a store held in local files can tell a change by their stat; a server's is read
+        # every time (its fingerprint_paths, if any, are settings, not the memories).
+        reusable = bool(paths) and getattr(source, "local_files", False)
+        hit = _cache.get(key) if reusable else None
     if hit is not None:
         return hit
     page = source.list(Query(page=1, per_page=limit + 1))
@@ -66,7 +68,8 @@ def analyse_provider(source: ContentsSource, *, secrets: Sequence[str] = ()) -> 
                               duplicate_scope=scope, groups=tuple(find_duplicate_groups(texts[:scope])),
                               findings=tuple(find_hygiene_issues(texts, secrets=key[3])))
     with _lock:
-        _cache[key] = result
+        if reusable:
+            _cache[key] = result
         while len(_cache) > _CACHE_SIZE:
             _cache.pop(next(iter(_cache)))
     return result
