@@ -570,6 +570,14 @@ def read_provider(
     entry = get_provider(home=home, name=name)
     if entry is None:
         raise UnknownProvider(name)
+    return answer_state(entry, home=home, secret_store=secret_store, set_at=set_at)
+
+
+def answer_state(
+    entry: ProviderEntry, *, home: Path, secret_store: str = ENV_FILE, set_at: Mapping[str, str] | None = None
+) -> ProviderState:
+    """``read_provider`` for an entry already discovered."""
+    name = entry.name
     active = active_provider(home=home) == name
     if entry.schema is None:
         return empty_state(entry, active=active)
