@@ -82,6 +82,8 @@ class Removed:
 
 class ContentsSource(Protocol):
     name: str
+    # Optional ``local_files = True``: the whole store is in ``fingerprint_paths()``, so an
+    # unchanged stat means unchanged contents and an analysis of it may be reused.
 
     def exists(self) -> bool: ...
     def fingerprint_paths(self) -> Sequence[str]: ...
