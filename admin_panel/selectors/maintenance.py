@@ -136,6 +136,20 @@ class ProviderFindings:
         return [(self.analysis.item_of(finding), finding) for finding in self.analysis.findings]
 
     @property
+    def cards(self) -> list[tuple[Item, list[Finding]]]:
+        """One card per item, newest first, with every finding it has (as the file's own findings)."""
+        if self.analysis is None:
+            return []
+        by_index: dict[int, list[Finding]] = {}
+        for finding in self.analysis.findings:
+            by_index.setdefault(finding.index, []).append(finding)
+        return [(self.analysis.items[index], found) for index, found in sorted(by_index.items())]
+
+    @property
+    def has_credentials(self) -> bool:
+        return self.analysis is not None and self.analysis.has_credentials
+
+    @property
     def groups(self) -> list[tuple[DuplicateGroup, list[Item]]]:
         if self.analysis is None:
             return []
