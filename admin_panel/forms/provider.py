@@ -13,7 +13,6 @@ it was shown (lets the per-field endpoint re-render only rows whose visibility f
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -25,47 +24,14 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from admin_panel.forms.declared import Submission
+from admin_panel.forms.field_errors import field_error
 from admin_panel.localisation import localise_message
 from provider_schemas import prospective_visibility as planned_visibility
-from provider_schemas.loading.constraints import TEXT_TEMPLATES, show_number
-
-_JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
+from provider_schemas.loading.constraints import TEXT_TEMPLATES
 
 
 def _dom_id(index: int, key: str) -> str:
     return f"fld-{index}-" + re.sub(r"[^A-Za-z0-9_-]", "_", key)[:40]
-
-
-def json_error_position(text: str) -> str:
-    """"line L, column C: reason" for text that is not valid JSON, else ""."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        return _("line %(line)s, column %(column)s: %(reason)s") % {
-            "line": exc.lineno,
-            "column": exc.colno,
-            "reason": localise_message(exc.msg),
-        }
-    except (ValueError, RecursionError):
-        return ""
-    return ""
-
-
-def page_errors(errors: Mapping[str, str], details: Mapping[str, Any]) -> dict[str, str]:
-    """The messages a page shows: for a failed constraint the message for people ("Enter a whole
-    number of tokens from 1 to 100000."), else provider_schemas' own wording."""
-    return {key: details[key].message if key in details else message for key, message in errors.items()}
-
-
-def field_message(state: Any, message: str, edited: str | None, english: str | None = None) -> str:
-    """provider_schemas' message, plus where the JSON parser stopped for a JSON field.
-
-    ``english`` is the engine's original wording when ``message`` is its translation."""
-    if state.kind == "json" and edited and _JSON_ERROR_RE.match(english or message):
-        where = json_error_position(edited.strip())
-        if where:
-            return _("%(message)s (%(where)s)") % {"message": message, "where": where}
-    return message
 
 
 def prospective_visibility(state: Any, sub: Submission | None) -> dict[str, bool]:
@@ -297,8 +263,7 @@ class FieldRow:
     def _constraint_attributes(self, declared: Any) -> None:
         """HTML attributes for the constraints HTML knows (the server checks them all anyway), the
         unit shown beside the control and the suggestions offered while typing."""
-        self.number_type = False
-        self.min_attr = self.max_attr = self.step_attr = self.pattern_attr = self.maxlength_attr = ""
+        self.pattern_attr = self.maxlength_attr = ""
         self.pattern_title = ""
         self.inputmode = ""
         self.unit_text = ""
@@ -306,13 +271,10 @@ class FieldRow:
         self.datalist_id = ""
         if declared is None:
             return
-        minimum, maximum = getattr(declared, "minimum", None), getattr(declared, "maximum", None)
         integer = bool(getattr(declared, "integer", False))
-        if self.kind == "number" and (minimum is not None or maximum is not None or integer):
-            self.number_type = True
-            self.min_attr = "" if minimum is None else show_number(minimum)
-            self.max_attr = "" if maximum is None else show_number(maximum)
-            self.step_attr = "1" if integer else "any"
+        # A number is typed into a text box: a browser's number box drops what it cannot parse
+        # ("abc12" becomes "12", "1e" becomes nothing), and a person's typing is never changed
+        # silently; the server refuses it and says the range instead.
         if self.kind == "number":
             self.inputmode = "numeric" if integer else "decimal"
         text_format = getattr(declared, "format", "")
@@ -380,18 +342,21 @@ def build_rows(
     data: Mapping[str, Any] | None = None,
     sub: Submission | None = None,
     errors: Mapping[str, str] | None = None,
+    details: Mapping[str, Any] | None = None,
     disabled: bool = False,
     validate_url: str = "",
     fresh_values: bool = False,
     secret_store_label: str = "",
 ) -> list[FieldRow]:
     """One row per field of ``provider_state`` (a ProviderState). With ``data`` the controls show
-    what the user submitted.
+    what the user submitted; ``errors`` are the engine's messages (or the panel's own) and
+    ``details`` the failed constraints, shown as what to type (``forms.field_errors``).
 
     ``fresh_values``: after a conflict, rows the user did not change show the files' new value, so
     a later submit cannot quietly revert someone else's change.
     """
     errors = errors or {}
+    details = details or {}
     ui = ui_texts()
     fields = provider_state.fields
     by_key = {state.key: state for state in fields}
@@ -411,8 +376,7 @@ def build_rows(
                 reset = state.key in sub.clear
         message = errors.get(state.key, "")
         if message:
-            edited = sub.edited.get(state.key) if sub else None
-            message = field_message(state, localise_message(message), edited, english=message)
+            message = field_error(state, message, details.get(state.key))
         rows.append(
             FieldRow(
                 state=state,

@@ -14,6 +14,8 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 
 from admin_panel.forms.declared import settings_form_class
+from admin_panel.forms.field_errors import setting_error
+from provider_schemas.saving.memory_settings import MEMORY_KEYS
 
 
 @dataclass(frozen=True)
@@ -22,6 +24,12 @@ class SettingSpec:
     label: Any
     kind: str  # "bool", "number" or "select"
     help: Any
+    unit: str = ""  # a number's unit, as the catalogue words it
+
+    @property
+    def minimum(self) -> int | None:
+        """The smallest whole number the agent accepts (provider_schemas' MEMORY_KEYS)."""
+        return MEMORY_KEYS[self.key][2]
 
 
 SETTINGS: tuple[SettingSpec, ...] = (
@@ -32,11 +40,12 @@ SETTINGS: tuple[SettingSpec, ...] = (
     SettingSpec("write_approval", _("Approve memory writes"), "bool",
                 _("Memory writes wait in pending/memory/ until you approve them.")),
     SettingSpec("memory_char_limit", _("Memory size limit (characters)"), "number",
-                _("The most characters MEMORY.md may hold.")),
+                _("The most characters MEMORY.md may hold."), "characters"),
     SettingSpec("user_char_limit", _("User profile size limit (characters)"), "number",
-                _("The most characters USER.md may hold.")),
+                _("The most characters USER.md may hold."), "characters"),
     SettingSpec("nudge_interval", _("Nudge interval (turns)"), "number",
-                _("Turns between reminders to the agent to save memories. Blank: the agent's default (10).")),
+                _("Turns between reminders to the agent to save memories. Blank: the agent's default (10)."),
+                "turns"),
     SettingSpec("provider", _("External memory provider"), "select",
                 _("The one external provider in use besides the built-in memory. Activation rules apply: "
                   "a provider missing required secrets cannot be chosen.")),
@@ -105,7 +114,8 @@ def build_setting_rows(
                 original=current,
                 stored=spec.key in settings_state.stored,
                 default=edit_string(settings_state.defaults.get(spec.key)),
-                error=errors.get(spec.key, ""),
+                error=setting_error(kind=spec.kind, unit=spec.unit, minimum=spec.minimum, message=errors[spec.key])
+                if errors.get(spec.key) else "",
                 disabled=disabled,
             )
         )
