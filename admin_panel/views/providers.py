@@ -174,7 +174,7 @@ def provider_detail(request: HttpRequest, name: str) -> HttpResponse:
             },
         )
     if request.method == "POST":
-        sub = parse_submission(state.fields, request.POST)
+        sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
         notice = ""
         if sub.secret_actions and any(a == "replace" for a in sub.secret_actions.values()):
             notice = _("New secret values are never sent back to the browser: enter them again before saving.")
@@ -213,11 +213,15 @@ def provider_field(request: HttpRequest, name: str) -> HttpResponse:
     key = request.GET.get("key", "")
     if key not in {f.key for f in state.fields}:
         raise Http404(_("Unknown field."))
-    sub = parse_submission(state.fields, request.POST)
+    sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
     errors: dict[str, str] = {}
     details: dict[str, Any] = {}
     if key in sub.errors:
         errors[key] = sub.errors[key]
+    elif key in sub.value_errors:  # refused by the field's own rules: no plan needed to say so
+        problem = sub.value_errors[key]
+        errors[key] = problem.text
+        details = {key: problem.violation} if problem.violation is not None else {}
     elif key in sub.values or key in sub.clear:
         plan = services.plan_provider_save(
             home=home, name=name, values={key: sub.values[key]} if key in sub.values else {},
@@ -277,7 +281,7 @@ def provider_review(request: HttpRequest, name: str) -> HttpResponse:
     state = _state_or_404(home=home, name=name)
     if state.schema is None:
         return redirect("provider_detail", name=name)
-    sub = parse_submission(state.fields, request.POST)
+    sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
     fingerprint = request.POST.get("fingerprint", "")
     page = _form_page(request, home=home, name=name, state=state, sub=sub)
     if sub.errors:
@@ -322,7 +326,7 @@ def provider_save(request: HttpRequest, name: str) -> HttpResponse:
     home = current_home()
     state = _state_or_404(home=home, name=name)
     # The review page posts the same names as the form; new secret values come from memory.
-    sub = parse_submission(state.fields, request.POST)
+    sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
     page = _form_page(request, home=home, name=name, state=state, sub=sub)
     if not _take_held_secrets(request, home=home, name=name, sub=sub):
         keys = [k for k, a in sub.secret_actions.items() if a == "replace"]
