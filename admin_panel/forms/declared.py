@@ -118,6 +118,9 @@ class DeclaredValue(forms.Field):
         them or depends on other fields (``when``: the planner decides whether it is saved)."""
         return _value_error(self.declared, raw, self.storage)
 
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        return {**super().widget_attrs(widget), **declared_attrs(self.kind, getattr(self, "declared", None))}
+
     def to_python(self, value: Any) -> str | None:
         return None if value is None else normalise_input(value)
 
@@ -125,6 +128,26 @@ class DeclaredValue(forms.Field):
         if data is None:
             return False
         return initial is None or initial != data
+
+
+def declared_attrs(kind: str, declared: Any) -> dict[str, str]:
+    """The HTML attributes a declaration's constraints become, for the ones HTML knows (the server
+    checks them all anyway). A number is typed into a text box with a numeric keyboard: a
+    browser's number box drops what it cannot parse ("abc12" becomes "12", "1e" nothing), and
+    what a person typed is never changed silently; the server refuses it and says the range."""
+    attrs: dict[str, str] = {}
+    if kind == "number":
+        attrs["inputmode"] = "numeric" if getattr(declared, "integer", False) else "decimal"
+    if kind != "text" or declared is None:
+        return attrs
+    inputmode = {"url": "url", "port": "numeric"}.get(getattr(declared, "format", ""), "")
+    if inputmode:
+        attrs["inputmode"] = inputmode
+    if getattr(declared, "pattern", "") and not getattr(declared, "keywords", ()):
+        attrs["pattern"] = declared.pattern
+    if getattr(declared, "max_length", None):
+        attrs["maxlength"] = str(declared.max_length)
+    return attrs
 
 
 class DeclaredBool(DeclaredValue):

@@ -20,11 +20,13 @@ from typing import Any
 from urllib.parse import quote
 
 from django.utils import translation
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from admin_panel.forms.declared import Submission
+from admin_panel.forms.declared import Submission, declared_attrs
 from admin_panel.forms.field_errors import field_error
+from admin_panel.forms.widgets import render_control
 from admin_panel.localisation import localise_message
 from provider_schemas import prospective_visibility as planned_visibility
 from provider_schemas.loading.constraints import TEXT_TEMPLATES
@@ -213,15 +215,11 @@ class FieldRow:
             self.required = bool(state.required)
             self.status_text = ui["status"] % {"status": secret_status_text(state, ui)}
             self.set_at_text = ui["set_at"] % {"when": state.set_at} if state.set_at else ""
-            self.keep_label = ui["keep"] if self.is_set else ui["leave_unset"]
-            self.replace_label = ui["replace"] if self.is_set else ui["set_value"]
-            self.group_label = ui["group"] % {"label": self.label}
-            self.new_label = ui["new"] % {"label": self.label}
-            self.new_placeholder = ui["keep_placeholder"] if self.is_set else self.placeholder
             if self.secret_store_label:
                 self.stored_text = ui["stored_as"] % {"variable": state.env_key or "", "store": self.secret_store_label}
             else:
                 self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
+            self.control = self._secret_control()
             return
         # Honcho root keys sit outside the host block: every host of the file reads them.
         self.shared_note = ""
@@ -238,64 +236,88 @@ class FieldRow:
             # A switch shows on/off, not the stored word.
             shown_default = ui["on"] if state.default == "true" else ui["off"]
         self.default_text = ui["default"] % {"default": shown_default or ui["blank"]}
-        self._constraint_attributes(getattr(state, "field", None))
         self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
         self.show_reset = bool(state.is_set) and not self.disabled
-        self.checked = self.value == "true"
-        self.multiline = self.kind == "text" and ("\n" in self.value or "\r" in self.value)
-        self.blank_option = self.kind == "select" and not state.default
-        self.option_items = [
-            (
-                o.get("value"),
-                o.get("label"),
-                o.get("value") == self.value,
-                bool(o.get("disabled")),
-                o.get("description", "") if o.get("disabled") else "",
-            )
-            for o in state.options
-        ]
         self.option_help = [
             (o.get("label"), o.get("description"))
             for o in state.options
             if o.get("description") and not o.get("disabled")
         ]
+        self.control = self._value_control()
 
-    def _constraint_attributes(self, declared: Any) -> None:
-        """HTML attributes for the constraints HTML knows (the server checks them all anyway), the
-        unit shown beside the control and the suggestions offered while typing."""
-        self.pattern_attr = self.maxlength_attr = ""
-        self.pattern_title = ""
-        self.inputmode = ""
-        self.unit_text = ""
-        self.suggestions: list[str] = []
-        self.datalist_id = ""
-        if declared is None:
-            return
-        integer = bool(getattr(declared, "integer", False))
-        # A number is typed into a text box: a browser's number box drops what it cannot parse
-        # ("abc12" becomes "12", "1e" becomes nothing), and a person's typing is never changed
-        # silently; the server refuses it and says the range instead.
-        if self.kind == "number":
-            self.inputmode = "numeric" if integer else "decimal"
-        text_format = getattr(declared, "format", "")
-        if self.kind == "text":
-            pattern = getattr(declared, "pattern", "")
-            if pattern and not getattr(declared, "keywords", ()):
-                self.pattern_attr = pattern
-                hint = getattr(declared, "pattern_hint", "")
-                # Without JavaScript the browser shows this beside its own "match the format" note.
-                if hint:
-                    self.pattern_title = localise_message(TEXT_TEMPLATES["pattern_hint"] % {"hint": hint})
-            if getattr(declared, "max_length", None):
-                self.maxlength_attr = str(declared.max_length)
-            self.inputmode = {"url": "url", "port": "numeric"}.get(text_format, "")
+    def _where_attrs(self, *, described: bool = True) -> dict[str, Any]:
+        """The attributes that place a control on this page: its id, what describes it, whether
+        it is refused, whether it can be changed."""
+        attrs: dict[str, Any] = {"id": self.dom_id}
+        if described:
+            attrs["aria-describedby"] = self.describedby
+        if self.error:
+            attrs["aria-invalid"] = "true"
+        if self.disabled:
+            attrs["disabled"] = True
+        return attrs
+
+    def _value_control(self) -> dict[str, Any]:
+        """The widget (``forms.widgets``) that edits this value, as plain data."""
+        state, kind, name = self.state, self.kind, f"v:{self.key}"
+        if kind == "bool":
+            return {"widget": "switch", "name": name, "value": self.value, "attrs": self._where_attrs()}
+        if kind == "select":
+            options = [(o.get("value"), o.get("label"), bool(o.get("disabled")),
+                        o.get("description", "") if o.get("disabled") else "") for o in state.options]
+            return {"widget": "select", "name": name, "value": self.value, "options": options,
+                    "blank_label": self.ui["blank_option"] if not state.default else "", "attrs": self._where_attrs()}
+        multiline = kind == "text" and ("\n" in self.value or "\r" in self.value)
+        if kind == "json" or multiline:
+            attrs = {"id": self.dom_id, "rows": "4"}
+            if kind == "json":
+                attrs.update({"class": "mono", "spellcheck": "false"})
+            attrs["placeholder"] = self.placeholder
+            attrs.update(self._where_attrs())
+            return {"widget": "textarea", "name": name, "value": self.value, "attrs": attrs}
+        declared = getattr(state, "field", None)
+        attrs = declared_attrs(kind, declared)
+        if attrs.get("pattern") and getattr(declared, "pattern_hint", ""):
+            # Without JavaScript the browser shows this beside its own "match the format" note.
+            attrs["title"] = localise_message(TEXT_TEMPLATES["pattern_hint"] % {"hint": declared.pattern_hint})
+        control: dict[str, Any] = {"widget": "text", "name": name, "value": self.value}
+        words = []
+        if kind == "text":
             words = list(getattr(declared, "suggestions", ()) or getattr(declared, "keywords", ()))
-            if words:
-                self.suggestions = words
-                self.datalist_id = f"{self.dom_id}-suggestions"
-        unit = getattr(declared, "unit", "")
+        if words:
+            control["suggestions"] = words
+            control["datalist_id"] = attrs["list"] = f"{self.dom_id}-suggestions"
+        unit = getattr(declared, "unit", "") if declared is not None else ""
         if unit:
-            self.unit_text = localise_message(unit)
+            control["unit"] = localise_message(unit)
+        attrs.update({"placeholder": self.placeholder, "autocomplete": "off"})
+        if kind != "number":
+            attrs["spellcheck"] = "false"
+        control["attrs"] = {**attrs, **self._where_attrs()}
+        return control
+
+    def _secret_control(self) -> dict[str, Any]:
+        """Keep / replace / clear and the new value (``forms.widgets.SecretControl``)."""
+        ui, is_set = self.ui, self.is_set
+        actions = [("keep", ui["keep"] if is_set else ui["leave_unset"]),
+                   ("replace", ui["replace"] if is_set else ui["set_value"])]
+        if is_set:
+            actions.append(("clear", ui["clear"]))
+        attrs: dict[str, Any] = {"id": self.dom_id, "autocomplete": "new-password", "spellcheck": "false",
+                                 "placeholder": ui["keep_placeholder"] if is_set else self.placeholder}
+        if self.error:
+            attrs.update({"aria-invalid": "true", "aria-describedby": self.error_id})
+        if self.disabled:
+            attrs["disabled"] = True
+        texts = {"group_label": ui["group"] % {"label": self.label}, "new_label": ui["new"] % {"label": self.label},
+                 "typing_replaces": ui["typing_replaces"]}
+        return {"widget": "secret", "name": f"new:{self.key}", "value": self.secret_action, "key": self.key,
+                "actions": actions, "texts": texts, "disabled": self.disabled, "attrs": attrs}
+
+    @property
+    def control_html(self) -> SafeString:
+        """The control, rendered by its Django widget (only when the row's HTML is not reused)."""
+        return render_control(self.control)
 
     def render_key(self, oob: bool = False) -> tuple[Any, ...]:
         """Everything the partial reads, as a hashable value (the rendering cache key)."""
