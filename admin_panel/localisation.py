@@ -427,7 +427,7 @@ SCHEMA_DIAGNOSTIC_TEMPLATES = (
 # template below is the engine's wording with %(name)s for the variable parts: an engine message
 # that matches one is shown through the catalog with the same values; any other text is shown as
 # it is. Most specific first.
-# provider_schemas.loading.constraints: messages for people when a declared constraint fails (issue 14).
+# provider_schemas.constraints: messages for people when a declared constraint fails (issue 14).
 # Bounded number messages come before the bare ones, and the pattern-hint one comes last: a bare
 # template would otherwise take the range or the whole message into its placeholder.
 CONSTRAINT_TEMPLATES = (

@@ -406,7 +406,7 @@ def _plant(*, home: Path, user: Path, name: str, values: dict[str, Any]) -> None
     """Write values the panel refuses, as a hand edit would, to see what the plugin does with them."""
     from unittest import mock
 
-    import provider_schemas.reading.values as values_module
+    import provider_schemas.values as values_module
 
     saved_home = os.environ.get("HOME")
     os.environ["HOME"] = str(user)
@@ -421,7 +421,7 @@ def _native(name: str, key: str, value: Any, home: Path) -> Any:
     """What the panel stores for ``value`` (constraints aside): the value the plugin should load."""
     from unittest import mock
 
-    import provider_schemas.reading.values as values_module
+    import provider_schemas.values as values_module
 
     schema = provider_schemas.get_provider_config_schema(name, home=home)
     field = next(f for f in schema.fields if f.key == key)

@@ -49,8 +49,8 @@ def main() -> int:
         from keyring.backends import SecretService
 
         keyring.set_keyring(SecretService.Keyring())
+        from provider_schemas.reading.secret_values import declared_secret_variables
         from provider_schemas.saving.secret_moves import move_secrets
-        from provider_schemas.secret_stores.environment import declared_secret_variables
         from provider_schemas.secret_stores.probe import check_keyring
 
         with tempfile.TemporaryDirectory() as tmp:

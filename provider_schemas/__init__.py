@@ -34,7 +34,7 @@ from provider_schemas.loading.discovery import (
 from provider_schemas.loading.lint import LintFinding, has_errors, lint
 from provider_schemas.loading.loader import clear_schema_cache, load_schema
 from provider_schemas.loading.names import check_provider_name, is_provider_name, normalise_active_provider
-from provider_schemas.reading.payload import (
+from provider_schemas.payload import (
     field_payload,
     no_schema_payload,
     parse_put_body,
@@ -45,6 +45,7 @@ from provider_schemas.reading.payload import (
     schema_error_payload,
     validation_error_payload,
 )
+from provider_schemas.reading.secret_values import keyring_environment
 from provider_schemas.reading.state import (
     FieldState,
     Notice,
@@ -72,7 +73,6 @@ from provider_schemas.saving.planning import (
     save_provider,
 )
 from provider_schemas.secret_stores import SECRET_STORES, keyring_service
-from provider_schemas.secret_stores.environment import keyring_environment
 
 __all__ = [
     "BUILTIN_NAME",

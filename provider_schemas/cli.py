@@ -15,10 +15,10 @@ from typing import IO, Any
 from provider_schemas.errors import InvalidProviderName, SecretStoreUnavailable, UnknownProvider
 from provider_schemas.loading.discovery import BUILTIN_NAME, discover
 from provider_schemas.loading.lint import has_errors, lint
-from provider_schemas.reading.payload import provider_config_payload, provider_states
+from provider_schemas.payload import provider_config_payload, provider_states
+from provider_schemas.reading.secret_values import keyring_environment
 from provider_schemas.reading.state import read_provider
 from provider_schemas.secret_stores import ENV_FILE
-from provider_schemas.secret_stores.environment import keyring_environment
 
 
 def run_list(*, home: Path, out: IO[str], secret_store: str = ENV_FILE) -> int:

@@ -41,7 +41,7 @@ class ServerProcess:
     def output(self) -> str:
         return "".join(self.lines)
 
-    def wait_for_line(self, needle: str, timeout: float = 30.0) -> str:
+    def wait_for_line(self, needle: str, timeout: float = 180.0) -> str:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             for line in list(self.lines):
@@ -52,7 +52,7 @@ class ServerProcess:
             time.sleep(0.05)
         raise AssertionError(f"no line containing {needle!r}; output so far:\n{self.output}")
 
-    def wait_until_listening(self, host: str = "127.0.0.1", timeout: float = 30.0) -> None:
+    def wait_until_listening(self, host: str = "127.0.0.1", timeout: float = 180.0) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             try:

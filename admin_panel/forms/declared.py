@@ -27,7 +27,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from provider_schemas.reading.values import FieldError, coerce, normalise_input
+from provider_schemas.values import FieldError, coerce, normalise_input
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
 

@@ -17,7 +17,7 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from admin_panel.localisation import localise_message, translate
-from provider_schemas.loading.constraints import has_constraints, shape_example, shape_problem, show_number
+from provider_schemas.constraints import has_constraints, shape_example, shape_problem, show_number
 
 # A JSON value the shape of most JSON settings (a list of tags, scopes, names), when the field
 # offers no example of its own.

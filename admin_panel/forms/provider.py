@@ -29,7 +29,7 @@ from admin_panel.forms.field_errors import field_error
 from admin_panel.forms.widgets import render_control
 from admin_panel.localisation import localise_message
 from provider_schemas import prospective_visibility as planned_visibility
-from provider_schemas.loading.constraints import TEXT_TEMPLATES
+from provider_schemas.constraints import TEXT_TEMPLATES
 
 
 def _dom_id(index: int, key: str) -> str:

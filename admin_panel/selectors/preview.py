@@ -42,7 +42,7 @@ from provider_schemas.loading.discovery import (
 )
 from provider_schemas.loading.source_lines import field_lines
 from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source
-from provider_schemas.reading.payload import provider_config_payload, schema_error_payload
+from provider_schemas.payload import provider_config_payload, schema_error_payload
 from provider_schemas.reading.state import ProviderState, active_provider, load_model, state_from_model
 from provider_schemas.secret_stores import ENV_FILE, KEYRING
 

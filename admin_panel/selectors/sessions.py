@@ -27,7 +27,7 @@ from memory_core.history.schema import V30_SCHEMA_VERSION
 from memory_core.history.search import search_sessions
 from memory_core.history.secrets import sessions_with_secrets
 from memory_core.secret_masking import SecretMasker
-from provider_schemas.secret_stores.environment import stored_secret_values
+from provider_schemas.reading.secret_values import stored_secret_values
 
 SNIPPET_MARKERS = (">>>", "<<<")
 _CACHE_SECONDS = 5.0

@@ -22,7 +22,7 @@ from admin_panel.selectors.providers import provider_state
 from admin_panel.services import providers as provider_services
 from admin_panel.services.providers import User
 from provider_schemas.profiles import Profile, ProfileSet
-from provider_schemas.reading.values import when_matches
+from provider_schemas.values import when_matches
 
 MEMORY = "memory"  # what=MEMORY copies the memory settings; any other value names a provider
 COPIED_SOURCES = ("stored", "alias")  # provider values that live in the source's settings file

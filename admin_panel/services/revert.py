@@ -31,7 +31,7 @@ from admin_panel.selectors.providers import provider_state, secret_store_for
 from admin_panel.services import audit
 from admin_panel.services.providers import audit_changes, record_activation, record_secret_writes
 from provider_schemas.config_schema import STORAGE_ENV_FILE, ProviderField
-from provider_schemas.reading.values import to_edit_string
+from provider_schemas.values import to_edit_string
 
 User = AbstractBaseUser | AnonymousUser | None
 

@@ -58,7 +58,7 @@ class Problem:
 
 def is_number_text(text: str) -> bool:
     """A finite number written the way the coercion of docs/agent_formats.md §Saving provider values accepts it."""
-    from provider_schemas.reading.values import parse_number
+    from provider_schemas.values import parse_number
 
     return parse_number(text) is not None
 

@@ -15,12 +15,12 @@ from typing import Any
 
 import yaml
 
+from memory_core.caching import per_file_version
 from provider_schemas.config_schema import ProviderConfigSchema
 from provider_schemas.errors import SchemaLoadError
 from provider_schemas.homes import display_path
 from provider_schemas.loading.loader import load_schema
 from provider_schemas.loading.names import check_provider_name, is_provider_name
-from provider_schemas.reading.read_cache import per_file_version
 
 PACKAGE_DIR = Path(__file__).resolve().parent.parent  # provider_schemas/
 # The eight providers shipped with the panel, one folder each (config_schema.py, provider.json).

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from provider_schemas import constraints
 from provider_schemas.config_schema import (
     KIND_BOOL,
     KIND_JSON,
@@ -24,11 +25,10 @@ from provider_schemas.config_schema import (
     ProviderField,
 )
 from provider_schemas.errors import SchemaLoadError
-from provider_schemas.loading import constraints
 from provider_schemas.loading.checks import declaration_problems
 from provider_schemas.loading.loader import read_source, run_schema_code
 from provider_schemas.loading.source_lines import field_lines
-from provider_schemas.reading.values import FieldError, coerce, parse_number
+from provider_schemas.values import FieldError, coerce, parse_number
 
 SECRET_WORDS = frozenset({"key", "apikey", "token", "password", "passwd", "passphrase", "secret", "credential"})
 # Kinds whose value could be a credential typed in the clear (a number, bool or select cannot).

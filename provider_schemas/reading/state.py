@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, unquote
 
+from memory_core.caching import per_file_version
 from memory_core.safe_paths import LINK_PROBLEM
 from provider_schemas.config_schema import (
     KIND_BOOL,
@@ -22,11 +23,8 @@ from provider_schemas.config_schema import (
 from provider_schemas.errors import SchemaLoadError, UnknownProvider, link_banner
 from provider_schemas.loading.discovery import ProviderEntry, get_provider
 from provider_schemas.loading.names import normalise_active_provider
-from provider_schemas.loading.traps import placeholder, provider_warnings
 from provider_schemas.messages import message as coded
-from provider_schemas.reading.read_cache import per_file_version
-from provider_schemas.reading.values import to_edit_string, when_matches
-from provider_schemas.saving.engine import (
+from provider_schemas.model import (
     SOURCE_ALIAS,
     SOURCE_DEFAULT,
     SOURCE_ENV_FALLBACK,
@@ -36,8 +34,10 @@ from provider_schemas.saving.engine import (
     Model,
     Resolution,
 )
+from provider_schemas.reading.traps import placeholder, provider_warnings
 from provider_schemas.secret_stores import ENV_FILE
 from provider_schemas.storage.yaml_doc import read_yaml_doc
+from provider_schemas.values import to_edit_string, when_matches
 
 NO_ENV_KEY_NOTE = "This secret has no env_key; the panel cannot store it."
 SYNTHETIC_DESCRIPTION = "Stored value not offered by this schema"

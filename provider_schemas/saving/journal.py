@@ -12,15 +12,15 @@ Protocol, always followed under the home lock (``provider_schemas.saving.locks``
 3. the temps are renamed over their targets, keyring operations run, the journal is removed.
 
 A process killed during step 3 leaves the journal behind. The next holder of the home lock
-completes it (``complete_pending``): every target that does not hold its new bytes yet gets its
-temp renamed over it. Only when every such target still holds exactly the bytes the save replaced
+completes it (``saving.recovery.complete_pending``): every target that does not hold its new
+bytes yet gets its temp renamed over it. Only when every such target still holds exactly the bytes the save replaced
 and its temp still holds the new bytes; otherwise (someone else wrote the file meanwhile, a temp is
 gone) nothing is touched, the journal is kept as ``save-journal.failed-<ts>.json`` and a warning is
 logged. Keyring operations cannot be replayed (values are never journalled); a journal that lists
 keyring entries produces a warning naming them.
 
 A journal with a ``move`` section belongs to a move of secrets between ``.env`` and the keyring;
-``provider_schemas.saving.secret_moves.finish_interrupted_move`` finishes it instead, taking the values
+``provider_schemas.saving.recovery.finish_interrupted_move`` finishes it instead, taking the values
 from the store that still holds them.
 """
 
@@ -59,7 +59,7 @@ class JournalEntry:
 
 @dataclass
 class Recovery:
-    """What ``complete_pending`` found and did."""
+    """What ``recovery.complete_pending`` found and did."""
 
     completed: bool
     renamed: list[Path] = field(default_factory=list)
@@ -140,7 +140,7 @@ def protected_temps(home: Path) -> set[Path]:
         return keep
     for name in names:
         with contextlib.suppress(OSError, ValueError):
-            entries, _names = _parse((directory / name).read_bytes())
+            entries, _names = parse_journal((directory / name).read_bytes())
             keep.update(e.temp for e in entries)
     return keep
 
@@ -165,7 +165,7 @@ def remove_stale_temps(directory: Path, *, keep: Collection[Path] = ()) -> list[
 # -- the journal ----------------------------------------------------------------------------------
 
 
-def _parse(raw: bytes) -> tuple[list[JournalEntry], list[str]]:
+def parse_journal(raw: bytes) -> tuple[list[JournalEntry], list[str]]:
     doc = json.loads(raw.decode("utf-8"))
     if not isinstance(doc, dict) or doc.get("version") != _VERSION or not isinstance(doc.get("files"), list):
         raise ValueError("not a save journal")
@@ -185,7 +185,7 @@ def _parse(raw: bytes) -> tuple[list[JournalEntry], list[str]]:
     return entries, names
 
 
-def _move_section(raw: bytes) -> dict | None:
+def move_section(raw: bytes) -> dict | None:
     move = json.loads(raw.decode("utf-8")).get("move")
     return move if isinstance(move, dict) else None
 
@@ -251,74 +251,3 @@ def set_aside(path: Path) -> Path | None:
         fsync_dir(path.parent)
         return candidate
     return None
-
-
-def complete_pending(home: Path) -> Recovery | None:
-    """Finish a save that a killed process left half-done. Call with the home lock held.
-
-    Returns None when there is no journal. Never raises for a bad or stuck journal: it is set aside
-    and a warning logged (paths and reasons only)."""
-    path = journal_path(home)
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        logger.warning("Cannot read the save journal %s: %s", path, exc.strerror or type(exc).__name__)
-        return Recovery(completed=False, problems=["journal unreadable"])
-    try:
-        entries, keyring_names = _parse(raw)
-    except (ValueError, UnicodeDecodeError):
-        # Most likely a kill while it was being written, before any rename; kept for inspection anyway.
-        failed = set_aside(path)
-        logger.warning("Ignored an incomplete or damaged save journal %s (kept as %s)", path, failed)
-        return Recovery(completed=False, problems=["journal damaged"], failed_copy=failed)
-
-    move = _move_section(raw)
-    if move is not None:
-        from provider_schemas.saving.secret_moves import finish_interrupted_move
-
-        return finish_interrupted_move(home, entries, move)
-
-    pending: list[JournalEntry] = []
-    problems: list[str] = []
-    for entry in entries:
-        current = file_sha256(entry.target)
-        if current == entry.new_sha256:
-            continue
-        if file_sha256(entry.temp) != entry.new_sha256:
-            problems.append(f"{entry.target}: its new version ({entry.temp}) is missing")
-        elif current != entry.old_sha256:
-            problems.append(f"{entry.target}: changed by someone else since the interrupted save")
-        else:
-            pending.append(entry)
-    if problems:
-        failed = set_aside(path)
-        logger.warning(
-            "An interrupted save could not be completed; files left as they are, journal kept as %s: %s",
-            failed,
-            "; ".join(problems),
-        )
-        return Recovery(completed=False, problems=problems, keyring_names=keyring_names, failed_copy=failed)
-
-    renamed: list[Path] = []
-    try:
-        for entry in pending:
-            os.replace(entry.temp, entry.target)
-            fsync_dir(entry.target.parent)
-            renamed.append(entry.target)
-    except OSError as exc:
-        failed = set_aside(path)
-        problem = f"{exc.filename or ''}: {exc.strerror or type(exc).__name__}"
-        logger.warning("Completing an interrupted save failed (journal kept as %s): %s", failed, problem)
-        return Recovery(completed=False, renamed=renamed, problems=[problem], keyring_names=keyring_names,
-                        failed_copy=failed)
-    remove_journal(home)
-    if renamed:
-        logger.warning("Completed an interrupted save: %s", ", ".join(str(p) for p in renamed))
-    if keyring_names:
-        logger.warning(
-            "An interrupted save was changing keyring entries %s; check them and save again if needed",
-            ", ".join(keyring_names),
-        )
-    return Recovery(completed=True, renamed=renamed, keyring_names=keyring_names)

@@ -9,7 +9,7 @@ read-modify-write of a save. ``config.yaml`` and ``.env`` themselves are never l
 does not lock them and must never be blocked by the panel.
 
 Right after taking the lock, a save journal left by a killed panel process is completed
-(``provider_schemas.saving.journal``), so every holder sees finished saves only.
+(``provider_schemas.saving.recovery``), so every holder sees finished saves only.
 
 When the lock file cannot be created (read-only or missing home) the lock is the in-process one
 only; a warning is logged once per home, and any write into such a home fails on its own.
@@ -26,7 +26,7 @@ from pathlib import Path
 from types import TracebackType
 
 from memory_core.safe_paths import check_inside
-from provider_schemas.saving import journal
+from provider_schemas.saving import journal, recovery
 
 logger = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class HomeLock:
         if self._depth == 0:
             try:
                 self._fd = self._lock_file()
-                self.recovery = journal.complete_pending(self.home) if self._fd is not None else None
+                self.recovery = recovery.complete_pending(self.home) if self._fd is not None else None
             except BaseException:
                 self._unlock_file()
                 self._thread_lock.release()

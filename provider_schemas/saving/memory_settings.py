@@ -24,12 +24,12 @@ from provider_schemas.loading.discovery import BUILTIN_NAME, get_provider
 from provider_schemas.loading.names import normalise_active_provider
 from provider_schemas.messages import message as coded
 from provider_schemas.reading.state import Notice, fingerprint_changes, make_fingerprint
-from provider_schemas.reading.values import FALSE_WORDS, TRUE_WORDS, FieldError, normalise_input, parse_number
 from provider_schemas.saving.locks import home_lock
 from provider_schemas.saving.transaction import FileWrite, commit
 from provider_schemas.secret_stores import ENV_FILE
 from provider_schemas.storage.json_doc import real_target
 from provider_schemas.storage.yaml_doc import SectionEdit, YamlDoc, apply_edits, read_yaml_doc
+from provider_schemas.values import FALSE_WORDS, TRUE_WORDS, FieldError, normalise_input, parse_number
 
 # key → (type, default the agent applies, minimum for ints)
 MEMORY_KEYS: dict[str, tuple[str, Any, int | None]] = {

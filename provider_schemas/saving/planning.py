@@ -22,15 +22,16 @@ from provider_schemas.config_schema import (
     ProviderConfigSchema,
     ProviderField,
 )
+from provider_schemas.constraints import Violation
 from provider_schemas.errors import (
     ConflictError,
     StorageParseError,
     UnknownProvider,
     ValidationFailed,
 )
-from provider_schemas.loading.constraints import Violation
 from provider_schemas.loading.discovery import ProviderEntry, get_provider
 from provider_schemas.messages import message as coded
+from provider_schemas.model import MAPPING_KINDS, OAUTH_PREFIX, SOURCE_ALIAS, SOURCE_STORED, Model
 from provider_schemas.reading.state import (
     FieldState,
     Notice,
@@ -42,7 +43,14 @@ from provider_schemas.reading.state import (
     model_warnings,
     state_from_model,
 )
-from provider_schemas.reading.values import (
+from provider_schemas.saving.locks import home_lock
+from provider_schemas.saving.transaction import FileWrite, KeyringOp, commit
+from provider_schemas.secret_stores import ENV_FILE, KEYRING
+from provider_schemas.storage import honcho as honcho_storage
+from provider_schemas.storage.env_file import render as render_env
+from provider_schemas.storage.json_doc import real_target, render_json
+from provider_schemas.storage.yaml_doc import apply_edits, section_edit
+from provider_schemas.values import (
     FieldError,
     coerce,
     normalise_input,
@@ -51,14 +59,6 @@ from provider_schemas.reading.values import (
     to_plain,
     when_matches,
 )
-from provider_schemas.saving.engine import MAPPING_KINDS, OAUTH_PREFIX, SOURCE_ALIAS, SOURCE_STORED, Model
-from provider_schemas.saving.locks import home_lock
-from provider_schemas.saving.transaction import FileWrite, KeyringOp, commit
-from provider_schemas.secret_stores import ENV_FILE, KEYRING
-from provider_schemas.storage import honcho as honcho_storage
-from provider_schemas.storage.env_file import render as render_env
-from provider_schemas.storage.json_doc import real_target, render_json
-from provider_schemas.storage.yaml_doc import apply_edits, section_edit
 
 SECRET_KINDS = ("secret_set", "secret_replace", "secret_clear")
 

@@ -10,8 +10,8 @@ so that a secret is in at least one store at every instant:
   deleted.
 
 A process killed in between leaves the journal; the next holder of the home lock rolls the move
-forward (``finish_interrupted_move``): to the keyring, the values still in the old ``.env`` are
-set again and the new ``.env`` put in place; to ``.env``, the new ``.env`` is put in place and the
+forward (``saving.recovery.finish_interrupted_move``): to the keyring, the values still in the old
+``.env`` are set again and the new ``.env`` put in place; to ``.env``, the new ``.env`` is put in place and the
 keyring entries deleted. When that is impossible (the keyring is locked, ``.env`` changed
 meanwhile) nothing is deleted anywhere: every secret is still in one store or both, and a warning
 names the variables. Values are never journalled or logged.
@@ -40,15 +40,16 @@ from provider_schemas.config_schema import STORAGE_HONCHO_HOST_BLOCK
 from provider_schemas.errors import StorageParseError
 from provider_schemas.homes import root_home
 from provider_schemas.loading.discovery import discover
+from provider_schemas.reading.secret_values import declared_secret_variables
 from provider_schemas.saving import journal
 from provider_schemas.saving.locks import home_lock
+from provider_schemas.saving.recovery import host_block_values
 from provider_schemas.saving.transaction import FileWrite, KeyringOp, commit
 from provider_schemas.secret_stores import ENV_FILE, KEYRING, SECRET_STORES
-from provider_schemas.secret_stores.environment import declared_secret_variables
 from provider_schemas.secret_stores.keyring_store import KeyringStore
 from provider_schemas.storage import honcho as honcho_storage
 from provider_schemas.storage.env_file import EnvDoc, read_env, render
-from provider_schemas.storage.json_doc import JsonDoc, read_json_doc, real_target, render_json
+from provider_schemas.storage.json_doc import JsonDoc, real_target, render_json
 
 logger = logging.getLogger(__name__)
 
@@ -98,9 +99,6 @@ class MovePlan:
         return not self.names and not self.dropped
 
 
-OAUTH_PREFIX = "hch-at-"  # an OAuth access token in Honcho's host block: never moved
-
-
 @dataclass
 class HostBlockSecrets:
     """Plain-text secrets in the active host block of Honcho's file. ``slots``: variable → key in
@@ -111,18 +109,6 @@ class HostBlockSecrets:
     slots: dict[str, str]
     values: dict[str, str] = field(repr=False)
     root_set: list[str] = field(default_factory=list)  # also set at the file's top level (every host's)
-
-
-def _host_block_values(data: object, block: str, slots: dict[str, str]) -> dict[str, str]:
-    found: dict[str, str] = {}
-    if not isinstance(data, dict):
-        return found
-    entries = honcho_storage.host_block(data, block)
-    for name, slot in slots.items():
-        value = entries.get(slot)
-        if isinstance(value, str) and value.strip() and not value.startswith(OAUTH_PREFIX):
-            found[name] = value
-    return found
 
 
 def host_block_secrets(*, home: Path, env: EnvDoc) -> HostBlockSecrets | None:
@@ -138,7 +124,7 @@ def host_block_secrets(*, home: Path, env: EnvDoc) -> HostBlockSecrets | None:
         if doc.data is None:
             return None  # no file, or one the plugin cannot parse either: it holds no key the agent reads
         block = honcho_storage.block_key(doc.data, target.host)
-        values = _host_block_values(doc.data, block, slots)
+        values = host_block_values(doc.data, block, slots)
         if not values:
             return None
         root_set = [n for n in values if isinstance(doc.data.get(slots[n]), str) and doc.data[slots[n]].strip()]
@@ -407,72 +393,3 @@ class MoveChanged(Exception):
     def __init__(self, variables: list[str]) -> None:
         self.variables = variables
         super().__init__("The stored secrets changed since the move was reviewed; review it again.")
-
-
-# -- recovery -------------------------------------------------------------------------------------
-
-
-def finish_interrupted_move(home: Path, entries: list[journal.JournalEntry], move: dict) -> journal.Recovery:
-    """Roll forward a move a killed process left half-done (called by ``journal.complete_pending``
-    with the home lock held). Never raises; never deletes a value that is not safely elsewhere."""
-    path = journal.journal_path(home)
-    to = move.get("to")
-    names = [n for n in move.get("names", []) if isinstance(n, str)]
-    keyring = KeyringStore(Path(home))
-
-    def give_up(problem: str) -> journal.Recovery:
-        failed = journal.set_aside(path)
-        logger.warning(
-            "An interrupted move of secrets to %s could not be finished (%s); nothing was deleted, so "
-            "%s are still in .env, the keyring or both. Journal kept as %s; run the move again.",
-            to, problem, ", ".join(names), failed,
-        )
-        return journal.Recovery(completed=False, problems=[problem], keyring_names=names, failed_copy=failed)
-
-    if to not in SECRET_STORES or len(entries) > 2:
-        return give_up("the journal is not a move this version wrote")
-    pending: list[journal.JournalEntry] = []
-    for entry in entries:
-        current = journal.file_sha256(entry.target)
-        if current == entry.new_sha256:
-            continue
-        if current != entry.old_sha256 or journal.file_sha256(entry.temp) != entry.new_sha256:
-            return give_up(f"{entry.target} changed since the interrupted move")
-        pending.append(entry)
-    renamed: list[Path] = []
-    try:
-        if to == KEYRING and len(pending) == len(entries):
-            # Killed before the first rename: the old files still hold every value; set them (again)
-            # before they leave. (Once a file was renamed, every keyring entry had been set.)
-            keyring.require_usable()
-            for name, value in _old_values(home, pending, names, move.get("host_block")).items():
-                keyring.set(name, value)
-        for entry in pending:
-            os.replace(entry.temp, entry.target)
-            journal.fsync_dir(entry.target.parent)
-            renamed.append(entry.target)
-        if to == ENV_FILE:
-            keyring.require_usable()
-            for name in names:
-                keyring.delete(name)
-    except Exception as exc:  # a locked keyring, a failed rename: keep both copies
-        return give_up(type(exc).__name__ + (f": {exc.check.problem}" if getattr(exc, "check", None) else ""))
-    journal.remove_journal(home)
-    logger.warning("Finished an interrupted move of secrets to %s: %s", to, ", ".join(names))
-    return journal.Recovery(completed=True, renamed=renamed, keyring_names=names)
-
-
-def _old_values(home: Path, entries: list[journal.JournalEntry], names: list[str], host: object) -> dict[str, str]:
-    """The values a move to the keyring takes from the files it has not replaced yet: ``.env``
-    first, then Honcho's host block (which the plugin reads first, so it wins)."""
-    values: dict[str, str] = {}
-    env_target = real_target(Path(home) / ".env")
-    for entry in sorted(entries, key=lambda e: e.target != env_target):
-        if entry.target == env_target:
-            old = read_env(entry.target)
-            values.update({n: v for n in names if (v := old.non_empty(n)) is not None})
-        elif isinstance(host, dict) and isinstance(host.get("slots"), dict):
-            slots = {str(k): str(v) for k, v in host["slots"].items() if k in names}
-            doc = read_json_doc(entry.target, label=entry.target.name)
-            values.update(_host_block_values(doc.data, str(host.get("block", "")), slots))
-    return values

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from provider_schemas.secret_stores.keyring_store import KeyringStore, keyring_service
+from provider_schemas.secret_stores.backend import keyring_service
+from provider_schemas.secret_stores.keyring_store import KeyringStore
 
 ENV_FILE = "env_file"
 KEYRING = "keyring"

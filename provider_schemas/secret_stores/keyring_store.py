@@ -8,35 +8,16 @@ includes backends' own exception types, which are not all ``KeyringError`` (secr
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
-from types import ModuleType
 
 from provider_schemas.errors import SecretStoreUnavailable
-
-
-def load_keyring() -> ModuleType:
-    """The ``keyring`` package, imported at its first use: with its Secret Service backend
-    (secretstorage, jeepney, cryptography) it is a large share of a fresh process's imports,
-    which pages that never ask the keyring should not pay for (docs/performance.md)."""
-    import keyring
-
-    from provider_schemas.secret_stores import session_bus
-
-    # Every Secret Service call of this process waits for a busy bus instead of failing after a second.
-    session_bus.install()
-    return keyring
-
-
-def keyring_service(home: Path) -> str:
-    return f"memory-panel:{os.path.realpath(home)}"
+from provider_schemas.secret_stores import probe
+from provider_schemas.secret_stores.backend import keyring_service, load_keyring
 
 
 def _unavailable(exc: BaseException, *, hide: str | None = None) -> SecretStoreUnavailable:
     """The error a failed keyring call becomes: the same diagnosis the probe gives (backend,
     problem, advice for this platform), so every page says the same thing."""
-    from provider_schemas.secret_stores import probe
-
     try:
         backend = probe.backend_name(load_keyring().get_keyring())
     except Exception:
@@ -61,9 +42,7 @@ class KeyringStore:
     def require_usable(self) -> None:
         """Raise ``SecretStoreUnavailable`` unless a probe round trip works right now (run before
         anything is written, so a keyring locked since the page was shown changes nothing)."""
-        from provider_schemas.secret_stores.probe import require_keyring
-
-        require_keyring(home=self.home)
+        probe.require_keyring(home=self.home)
 
     def get(self, name: str) -> str | None:
         try:

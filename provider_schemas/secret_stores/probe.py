@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from provider_schemas.errors import SecretStoreUnavailable
-from provider_schemas.secret_stores.keyring_store import keyring_service, load_keyring
+from provider_schemas.secret_stores.backend import keyring_service, load_keyring
 
 if TYPE_CHECKING:
     from keyring.backend import KeyringBackend

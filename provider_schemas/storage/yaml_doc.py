@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # ruamel.yaml is imported only where a file is written (apply_edits and its helpers): reading,
 # which every page does, needs PyYAML alone, and a fresh process's first page should not pay for
 # the round-trip parser (docs/performance.md).
-from provider_schemas.reading.values import to_plain
+from provider_schemas.values import to_plain
 
 BOM = b"\xef\xbb\xbf"
 CONFIG_VERSION = 33

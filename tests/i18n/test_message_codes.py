@@ -9,7 +9,7 @@ from admin_panel.localisation import localise_message
 from admin_panel.messages import MESSAGES
 from provider_schemas import messages as engine_messages
 from provider_schemas.config_schema import KIND_NUMBER, ProviderField
-from provider_schemas.reading.values import FieldError, coerce
+from provider_schemas.values import FieldError, coerce
 from tests.i18n.catalog import load_po
 
 

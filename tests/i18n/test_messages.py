@@ -10,7 +10,7 @@ from django.utils import translation
 
 from admin_panel.localisation import MESSAGE_TEMPLATES, localise_message
 from provider_schemas.config_schema import KIND_BOOL, KIND_JSON, KIND_NUMBER, ProviderField
-from provider_schemas.reading.values import FieldError, coerce
+from provider_schemas.values import FieldError, coerce
 from tests.i18n.catalog import load_po
 
 

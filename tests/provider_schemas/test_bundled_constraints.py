@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 import provider_schemas
-from provider_schemas.loading.constraints import has_constraints
-from provider_schemas.reading.values import FieldError, coerce
+from provider_schemas.constraints import has_constraints
+from provider_schemas.values import FieldError, coerce
 
 BUNDLED = Path(provider_schemas.__file__).resolve().parent / "bundled"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from memory_core.caching import per_file_version
 from provider_schemas import discover, get_provider, read_provider
-from provider_schemas.reading.read_cache import per_file_version
 from provider_schemas.reading.state import active_provider
 from tests.edits import rewrite_same_size
 

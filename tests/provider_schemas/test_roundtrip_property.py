@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from provider_schemas import read_provider, save_provider
-from provider_schemas.reading.values import to_edit_string
+from provider_schemas.values import to_edit_string
 from tests.strategies import stripped_text
 
 from .conftest import install_plugin

@@ -20,7 +20,7 @@ from provider_schemas.config_schema import (
     ProviderField,
     ProviderFieldOption,
 )
-from provider_schemas.reading.values import (
+from provider_schemas.values import (
     FieldError,
     coerce,
     normalise_input,

@@ -179,7 +179,7 @@ def test_it_shows_the_message_in_chinese_with_the_range_and_unit(owner_client, l
 
 
 def test_it_translates_every_constraint_template_it_can_produce():
-    from provider_schemas.loading import constraints
+    from provider_schemas import constraints
 
     templates = [
         *constraints.NUMBER_TEMPLATES.values(),

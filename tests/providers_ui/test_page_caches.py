@@ -19,7 +19,7 @@ from admin_panel.templatetags.provider_tags import (
     clear_render_caches,
     plain_repr,
 )
-from provider_schemas.reading.read_cache import clear_read_caches
+from memory_core.caching import clear_read_caches
 from tests.edits import rewrite_same_size
 from tests.providers_ui.helpers import user_plugin, write
 

@@ -19,9 +19,9 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from memory_core import threats
 from memory_core.maintenance import findings as maintenance_findings
+from provider_schemas import payload as provider_payload
 from provider_schemas.loading import discovery
 from provider_schemas.loading.loader import load_schema
-from provider_schemas.reading import payload as provider_payload
 from provider_schemas.reading import state as provider_state
 
 TARGET = Path(__file__).resolve().parents[2] / "i18n_strings.py"

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from provider_schemas.config_schema import STORAGE_ENV_FILE, ProviderField
-from provider_schemas.saving.engine import Model
+from provider_schemas.model import Model
 from provider_schemas.storage import honcho as honcho_storage
 from provider_schemas.storage.yaml_doc import section_of
 
@@ -108,8 +108,8 @@ def openviking_warnings(model: Model) -> list[tuple[str, str]]:
     """Whether the provider can start, and the CLI profile file it would read."""
     if model.schema.name != "openviking" or model.primary_error is not None:
         return []
-    from provider_schemas.reading.values import truthy
     from provider_schemas.storage.json_doc import read_json_doc
+    from provider_schemas.values import truthy
 
     out: list[tuple[str, str]] = []
     use_profile = truthy(model.data.get("use_ovcli_config", False))

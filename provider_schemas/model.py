@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memory_core.caching import per_file_version
 from provider_schemas.config_schema import (
     STORAGE_CONFIG_YAML,
     STORAGE_ENV_FILE,
@@ -24,14 +25,13 @@ from provider_schemas.config_schema import (
 )
 from provider_schemas.errors import SecretStoreUnavailable
 from provider_schemas.homes import display_path, expand_location
-from provider_schemas.reading.read_cache import per_file_version
-from provider_schemas.reading.values import to_edit_string
 from provider_schemas.secret_stores import KEYRING, SECRET_STORES
 from provider_schemas.secret_stores.keyring_store import KeyringStore
 from provider_schemas.storage import honcho as honcho_storage
 from provider_schemas.storage.env_file import EnvDoc, read_env
 from provider_schemas.storage.json_doc import JsonDoc, read_json_doc
 from provider_schemas.storage.yaml_doc import YamlDoc, read_yaml_doc, section_of, split_path
+from provider_schemas.values import to_edit_string
 
 SOURCE_ENV_OVERRIDE = "env_override"
 SOURCE_STORED = "stored"

@@ -20,7 +20,7 @@ from provider_schemas.config_schema import (
     STORAGE_ENV_FILE,
     ProviderField,
 )
-from provider_schemas.loading.constraints import Violation, has_constraints, unparseable_number, violation
+from provider_schemas.constraints import Violation, has_constraints, unparseable_number, violation
 from provider_schemas.messages import message as coded
 
 # No setting needs more; a longer value is a mistake or an attack on the files the agent parses.
