@@ -288,11 +288,13 @@ class ProviderForm(DeclaredForm):
                 _note_value_error(sub, key, self.fields[key].value_error(value))
         return sub
 
-    def value_errors(self, values: Mapping[str, Any]) -> dict[str, FieldError]:
+    @classmethod
+    def value_errors(cls, values: Mapping[str, Any]) -> dict[str, FieldError]:
         """The API's values judged by each declared field's own rules (unknown keys are the
-        planner's: it reports them as ignored)."""
+        planner's: it reports them as ignored). A class method: the fields only read, so the
+        per-instance deep copy of every field a bound form makes is not needed."""
         found = {}
-        for key, declared in self.fields.items():  # declaration order, as the planner reports
+        for key, declared in cls.base_fields.items():  # declaration order, as the planner reports
             check = getattr(declared, "value_error", None)
             problem = check(values[key]) if check is not None and key in values else None
             if problem is not None:
@@ -359,9 +361,10 @@ def provider_form_class(field_states: Sequence[Any], schema: Any = None) -> type
     return _cached_form_class(schema, schema.fields, read_only)
 
 
-def api_form(schema: Any) -> ProviderForm:
-    """The form of ``schema`` (a ProviderConfigSchema) for the API's values: every declared field."""
-    return _cached_form_class(schema, schema.fields, ())()
+def api_form(schema: Any) -> type[ProviderForm]:
+    """The form class of ``schema`` (a ProviderConfigSchema) for the API's values: every declared
+    field (``value_errors`` judges them)."""
+    return _cached_form_class(schema, schema.fields, ())
 
 
 def parse_submission(field_states: Sequence[Any], data: Mapping[str, Any], schema: Any = None) -> Submission:

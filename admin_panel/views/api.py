@@ -92,7 +92,7 @@ def _config_put(request: HttpRequest, *, home: Path, name: str) -> HttpResponse:
     return responses.api_outcome(outcome, name=name)
 
 
-def _declared_form(*, home: Path, name: str) -> ProviderForm | None:
+def _declared_form(*, home: Path, name: str) -> type[ProviderForm] | None:
     """The provider's generated form (one class per declaration), or None when it has no usable
     declaration: the save then answers as it always has (unknown provider, schema error)."""
     try:
