@@ -7,14 +7,16 @@ displayed agent default is never written into the file.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from admin_panel.forms.declared import settings_form_class
 from admin_panel.forms.field_errors import setting_error
+from admin_panel.forms.widgets import render_control
 from provider_schemas.saving.memory_settings import MEMORY_KEYS
 
 
@@ -70,6 +72,7 @@ class SettingRow:
     default: str
     error: str = ""
     disabled: bool = False
+    choices: Sequence[Mapping[str, Any]] = ()  # a select's options: {"value", "label"}
 
     @property
     def key(self) -> str:
@@ -82,6 +85,27 @@ class SettingRow:
     @property
     def checked(self) -> bool:
         return self.value == "true"
+
+    @property
+    def control_html(self) -> SafeString:
+        """The control, rendered by the same Django widgets as the provider pages
+        (``forms.widgets``)."""
+        described = f"{self.dom_id}-help" + (f" {self.dom_id}-error" if self.error else "")
+        attrs: dict[str, Any] = {"id": self.dom_id, "aria-describedby": described}
+        if self.error:
+            attrs["aria-invalid"] = "true"
+        if self.disabled:
+            attrs["disabled"] = True
+        name = f"v:{self.key}"
+        if self.spec.kind == "bool":
+            return render_control({"widget": "switch", "name": name, "value": self.value, "attrs": attrs})
+        if self.spec.kind == "select":
+            options = [(c["value"], c["label"], False, "") for c in self.choices]
+            return render_control({"widget": "select", "name": name, "value": self.value, "options": options,
+                                   "attrs": attrs})
+        # A number is typed into a text box: what a person typed is kept as typed (docs/admin_panel.md).
+        return render_control({"widget": "text", "name": name, "value": self.value,
+                               "attrs": {"inputmode": "numeric", **attrs, "autocomplete": "off"}})
 
 
 def parse_settings(data: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
@@ -97,6 +121,7 @@ def build_setting_rows(
     changed: Mapping[str, str] | None = None,
     errors: Mapping[str, str] | None = None,
     disabled: bool = False,
+    choices: Sequence[Mapping[str, Any]] = (),
 ) -> list[SettingRow]:
     """Rows from provider_schemas' MemorySettings. After a conflict only the keys the user changed
     keep the typed value (``changed``); the rest show the file's new value."""
@@ -117,6 +142,7 @@ def build_setting_rows(
                 error=setting_error(kind=spec.kind, unit=spec.unit, minimum=spec.minimum, message=errors[spec.key])
                 if errors.get(spec.key) else "",
                 disabled=disabled,
+                choices=choices if spec.kind == "select" else (),
             )
         )
     return rows
