@@ -1,4 +1,4 @@
-"""Check the panel's holographic delete against the real hermes-agent 0.19.0 plugin.
+"""Check the panel's holographic delete and update against the real hermes-agent 0.19.0 plugin.
 
 Usage:
     python bench/holographic_readback.py [--hermes-python /tmp/hermes-0190/bin/python] [--facts 40]
@@ -7,11 +7,13 @@ Usage:
    that has hermes-agent 0.19.0) stores facts with its own ``add_fact``: entities, vectors (when
    that interpreter has numpy) and banks.
 2. The panel's code (memory_core.external.holographic) deletes some of them, as the contents page
-   does.
+   does, and changes the text of others in place, as replacing an entry with its copy updated does.
 3. The real plugin, in a new child process, opens the same file and: recalls every fact through its
    own ``search_facts`` and ``list_facts`` (the deleted ones must not come back, every other must),
    and rebuilds each category's bank with its own ``_rebuild_bank`` on a copy of the file, whose
-   bank rows must equal the ones the panel wrote.
+   bank rows must equal the ones the panel wrote. An updated fact is recalled by its new text and
+   not by its old one; its entity links are the ones the plugin's own extraction gives, and its
+   vector is the plugin's own ``encode_fact`` of the new text and those entities.
 
 Not part of CI (CI has no hermes-agent). Exit status: 0 all good, 1 a difference, 2 not runnable.
 """
@@ -75,9 +77,22 @@ for text in json.loads(sys.argv[3]):
     hits = store.search_facts(text, min_trust=0.0, limit=100)
     recalled[text] = any(h["content"] == text for h in hits)
 entities = [r[0] for r in store._conn.execute("SELECT name FROM entities")]
+updated = {}
+for fact_id in json.loads(sys.argv[4]):
+    content, vector = store._conn.execute("SELECT content, hrr_vector FROM facts WHERE fact_id = ?",
+                                          (fact_id,)).fetchone()
+    linked = [r[0] for r in store._conn.execute("SELECT e.name FROM entities e JOIN fact_entities fe"
+                                                " ON fe.entity_id = e.entity_id WHERE fe.fact_id = ?", (fact_id,))]
+    expected = None
+    if vector is not None and store._hrr_available:
+        from plugins.memory.holographic import holographic as hrr
+        expected = hrr.phases_to_bytes(hrr.encode_fact(content, linked, len(vector) // 8)).hex()
+    updated[str(fact_id)] = {"content": content, "linked": sorted(linked),
+                             "extracted": sorted(store._extract_entities(content)),
+                             "vector": vector.hex() if vector else None, "expected": expected}
 store.close()
 print(json.dumps({"listed": listed, "recalled": recalled, "panel_banks": panel_banks,
-                  "plugin_banks": plugin_banks, "entities": entities}))
+                  "plugin_banks": plugin_banks, "entities": entities, "updated": updated}))
 """
 
 
@@ -131,8 +146,33 @@ def main() -> int:
         panel = HolographicStore(home=home)
         for text in doomed:
             panel.delete(str(ids[text]))
-        report = run(args.hermes_python, CHECK, str(db), str(home / "copy.db"), json.dumps(texts), home=home)
+        # Two facts reworded (a general one with a vector when the plugin made vectors, a user_pref
+        # one): new entities, one dropped.
+        rewrites = {texts[4]: "note 4 reworded: Katherine Johnson checks the 'orbit tables' with unique4",
+                    texts[5]: "note 5 reworded: no names left, only unique5"}
+        for old_text, new_text in rewrites.items():
+            panel.replace_text(str(ids[old_text]), new_text)
+        recall = [t for t in texts if t not in rewrites] + list(rewrites.values())
+        report = run(args.hermes_python, CHECK, str(db), str(home / "copy.db"), json.dumps(recall + list(rewrites)),
+                     json.dumps([ids[t] for t in rewrites]), home=home)
         problems = []
+        for old_text, new_text in rewrites.items():
+            if report["recalled"].get(old_text):
+                problems.append(f"search_facts still recalls the old text {old_text!r}")
+            if not report["recalled"].get(new_text):
+                problems.append(f"search_facts misses the new text {new_text!r}")
+        vector_worst = 0.0
+        for fact_id, fact in report["updated"].items():
+            if fact["linked"] != fact["extracted"]:
+                problems.append(f"fact {fact_id}: entities {fact['linked']} instead of {fact['extracted']}")
+            if fact["expected"] is not None:
+                a = struct.unpack(f"={len(fact['vector']) // 16}d", bytes.fromhex(fact["vector"]))
+                b = struct.unpack(f"={len(fact['expected']) // 16}d", bytes.fromhex(fact["expected"]))
+                vector_worst = max([vector_worst, *(min(abs(x - y), 2 * math.pi - abs(x - y))
+                                                    for x, y in zip(a, b, strict=True))])
+        if vector_worst > 1e-12:
+            problems.append(f"updated vectors differ from the plugin's encode_fact by up to {vector_worst:.3g} rad")
+        texts = [t for t in texts if t not in rewrites]
         for text in texts:
             should = text not in doomed
             if report["recalled"][text] != should:
@@ -143,10 +183,12 @@ def main() -> int:
         if "Only Mentioned" in report["entities"]:
             problems.append("the entity only the deleted fact used is still there")
         print(f"plugin vectors (numpy in the scratch interpreter): {stored['hrr']}")
-        print(f"facts stored by the plugin: {len(texts)}; deleted by the panel: {len(doomed)}")
-        print(f"recalled by the plugin after the delete: {sum(report['recalled'].values())} "
-              f"(expected {len(texts) - len(doomed)}); deleted ones recalled: "
+        print(f"facts stored by the plugin: {len(ids)}; deleted by the panel: {len(doomed)}")
+        print(f"recalled by the plugin after the delete and the updates: {sum(report['recalled'].values())} "
+              f"(expected {len(texts) - len(doomed) + len(rewrites)}); deleted ones recalled: "
               f"{sum(report['recalled'][t] for t in doomed)}")
+        print(f"facts updated by the panel: {len(rewrites)}; entity links as the plugin extracts them; vectors "
+              f"against the plugin's encode_fact: largest difference {vector_worst:.3g} rad")
         print(f"banks: {len(report['panel_banks'])} written by the panel; byte-identical to the plugin's own "
               f"rebuild: {exact}; largest difference of a component: {worst:.3g} rad")
         for problem in problems:

@@ -2,13 +2,20 @@
 
 Usage:
     python bench/provider_contents.py [--facts 100000] [--vectors 5000] [--dim 1024] [--requests 100]
+                                      [--hindsight 5000]
 
 Builds ``memory_store.db`` in the plugin's format (FTS index and triggers, entities and links;
 ``--vectors`` facts of the ``general`` category carry an HRR vector of ``--dim`` components, the
 rest none, as when the plugin ran without numpy), then measures through the panel's own pages
 (Django test client, a signed-in admin): the list page (first and a deep page, with filters), search
 (one word, several words, no hit), one delete with its bank rebuild, and the mirror and left-behind
-detection over full MEMORY.md and USER.md stores. Goal: list and search p95 ≤ 50 ms.
+detection over full MEMORY.md and USER.md stores, the memory page with its also-in marks and its
+poll, the maintenance findings over the provider's newest facts, and a fact's text updated in
+place. Goal: list and search p95 ≤ 50 ms.
+
+With ``--hindsight N``: the same for hindsight on a real server (the tests' hindsight-api on pg0's
+PostgreSQL, started here; needs the test extra) holding N memories: list, filter, search, and the
+delete of a memory's document.
 """
 
 from __future__ import annotations
@@ -96,6 +103,8 @@ def main() -> None:
     parser.add_argument("--vectors", type=int, default=5000)
     parser.add_argument("--dim", type=int, default=1024)
     parser.add_argument("--requests", type=int, default=100)
+    parser.add_argument("--hindsight", type=int, default=0, metavar="MEMORIES",
+                        help="also measure hindsight's pages on a real server holding this many memories")
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="memory-panel-bench-contents-"))
     home = root / "hermes"
@@ -165,9 +174,87 @@ def main() -> None:
             lambda i: client.post(f"{url}{plain[10 + i]}/delete/"), 5, warm=False)
     entries = builtin_entries(home=home)
     measure(f"mirror detection ({len(memory)} + {len(user)} entries)", lambda i: store.mirrors(entries), n)
+    measure("GET /memory/ (every shown entry's also-in mark)", lambda i: client.get("/memory/"), max(5, n // 5))
+    from admin_panel.selectors.memory import current_fingerprint
+
+    shown = current_fingerprint(home=home)
+    measure("GET /memory/poll/ unchanged (fingerprint with the provider's files)",
+            lambda i: client.get("/memory/poll/", {"view": "page", "fp": shown}), n)
+    from admin_panel.selectors.sessions import secret_masker
+    from memory_core.maintenance import provider as provider_findings
+
+    secrets = tuple(sorted(secret_masker(home=home).forms))
+
+    def cold(i: int) -> object:
+        provider_findings._cache.clear()
+        return provider_findings.analyse_provider(store, secrets=secrets)
+
+    measure(f"provider findings, newest {provider_findings.SCAN_LIMIT} facts (cold)", cold, 5, warm=False)
+    measure("provider findings (store unchanged: reused)",
+            lambda i: provider_findings.analyse_provider(store, secrets=secrets), n)
+    measure("GET /memory/memory/maintenance/ (with provider findings)",
+            lambda i: client.get("/memory/memory/maintenance/"), max(5, n // 10))
+    measure("update a fact's text in place (category without vectors)",
+            lambda i: store.replace_text(str(plain[15 + i]), f"fact rewritten {i}: Grace Hopper reviews docker"),
+            5, warm=False)
     measure("left-behind detection (all general/user_pref facts)", lambda i: store.copies_without_entry(entries),
             max(5, n // 10))
     measure("GET left-behind page", lambda i: client.get(f"{url}left-behind/"), 5)
+    if args.hindsight:
+        hindsight_figures(client, home, memories=args.hindsight, count=n)
+
+
+def hindsight_figures(client, home: Path, *, memories: int, count: int) -> None:
+    """List, filter, search and delete through a real Hindsight server (the tests' one: hindsight-api
+    on pg0's PostgreSQL, no LLM, an embeddings stand-in), with ``memories`` memories in documents of 5."""
+    import json
+    import urllib.request
+
+    from memory_core.external.base import Query
+    from memory_core.external.hindsight import HindsightServer, _token
+    from tests.provider_contents.hindsight_server import shared_server
+
+    started = time.perf_counter()
+    with shared_server() as server:
+        print(f"Hindsight server started in {time.perf_counter() - started:.1f} s")
+
+        def call(method: str, path: str, body=None):
+            request = urllib.request.Request(server.url + path, method=method,
+                                             data=json.dumps(body).encode() if body is not None else None,
+                                             headers={"Authorization": f"Bearer {server.key}",
+                                                      "Content-Type": "application/json"})
+            with urllib.request.urlopen(request, timeout=600) as response:
+                return json.loads(response.read() or b"{}")
+
+        rng = random.Random(11)
+        started = time.perf_counter()
+        for first in range(0, memories, 500):
+            items = [{"content": f"memory {n}: {PEOPLE[n % 6]} " + " ".join(rng.choice(WORDS) for _ in range(8)),
+                      "document_id": f"session-{n // 5}"} for n in range(first, min(first + 500, memories))]
+            call("POST", "/v1/default/banks/bench/memories", {"items": items, "async": False})
+        print(f"retained {memories} memories in {memories // 5} documents in {time.perf_counter() - started:.1f} s")
+        (home / "hindsight").mkdir(exist_ok=True)
+        (home / "hindsight" / "config.json").write_text(json.dumps(
+            {"mode": "local_external", "api_url": server.url, "bank_id": "bench"}))
+        with (home / ".env").open("a") as env:
+            env.write(f"HINDSIGHT_API_KEY={server.key}\n")
+        url = "/contents/hindsight/"
+        store = HindsightServer(home=home)
+        measure("hindsight store: list, first page", lambda i: store.list(Query()), count)
+        measure("hindsight store: search, one word (kestrel)", lambda i: store.list(Query(search="kestrel")), count)
+        measure("GET hindsight list, first page", lambda i: client.get(url), count)
+        measure("GET hindsight list, page 40", lambda i: client.get(url, {"page": 40}), count)
+        measure("GET hindsight list, type=world", lambda i: client.get(url, {"type": "world"}), count)
+        measure("GET hindsight search: one word (kestrel)", lambda i: client.get(url, {"q": "kestrel"}), count)
+        listed = call("GET", "/v1/default/banks/bench/memories/list?limit=40")["items"]
+        by_document: dict[str, str] = {}
+        for memory in listed:
+            by_document.setdefault(memory["document_id"], memory["id"])
+        targets = [_token("bench", m) for m in by_document.values()]
+        measure("hindsight store: delete a memory's document (5 memories)", lambda i: store.delete(targets[i]),
+                min(5, len(targets)), warm=False)
+        measure("POST hindsight delete through the page (5 memories)",
+                lambda i: client.post(f"{url}{targets[5 + i]}/delete/"), min(5, len(targets) - 5), warm=False)
 
 
 if __name__ == "__main__":

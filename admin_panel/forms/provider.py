@@ -16,11 +16,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
 from django.utils import translation
-from django.utils.safestring import SafeString
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -28,6 +30,7 @@ from admin_panel.forms.declared import Submission, declared_attrs
 from admin_panel.forms.field_errors import field_error
 from admin_panel.forms.widgets import render_control
 from admin_panel.localisation import localise_message
+from admin_panel.templatetags.dates import when
 from provider_schemas import prospective_visibility as planned_visibility
 from provider_schemas.constraints import TEXT_TEMPLATES
 
@@ -161,6 +164,18 @@ def location_text(location: Mapping[str, Any] | None, ui: Mapping[str, str]) -> 
     return f"{where} · {detail}" if detail else where
 
 
+
+def _set_at_html(text: str, set_at: str | None) -> SafeString | str:
+    """"Last written by the panel: …" with the moment as every page shows one (``{% when %}``);
+    ``set_at`` is the API's UTC stamp (docs/api.md)."""
+    if not set_at:
+        return ""
+    try:
+        moment = datetime.fromisoformat(set_at.replace("Z", "+00:00"))
+    except ValueError:
+        return text % {"when": set_at}
+    return mark_safe(escape(text) % {"when": when(moment)})  # noqa: S308 - escaped text, built element
+
 @dataclass
 class FieldRow:
     """Everything ``providers/partials/_field.html`` needs for one field, as ready-made values.
@@ -214,7 +229,7 @@ class FieldRow:
             self.is_set = bool(state.is_set)
             self.required = bool(state.required)
             self.status_text = ui["status"] % {"status": secret_status_text(state, ui)}
-            self.set_at_text = ui["set_at"] % {"when": state.set_at} if state.set_at else ""
+            self.set_at_text = _set_at_html(ui["set_at"], state.set_at)
             if self.secret_store_label:
                 self.stored_text = ui["stored_as"] % {"variable": state.env_key or "", "store": self.secret_store_label}
             else:

@@ -19,11 +19,22 @@ from admin_panel.selectors.memory import entry_key, make_ref
 from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view, source_views
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import char_count
-from memory_core.maintenance import DuplicateGroup, Finding, StoreAnalysis, analyse_store, find_duplicate_groups
+from memory_core.external import BROWSABLE, source_for
+from memory_core.external.base import ContentsError, Item
+from memory_core.maintenance import (
+    CATEGORIES,
+    DuplicateGroup,
+    Finding,
+    StoreAnalysis,
+    analyse_store,
+    find_duplicate_groups,
+)
 from memory_core.maintenance.provenance import EntrySource
+from memory_core.maintenance.provider import ProviderAnalysis, analyse_provider
 from memory_core.state import StoreState, read_store_state
 from memory_core.store import exchanged
 from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
+from provider_schemas.reading.state import active_provider
 
 # The forecast extrapolates the samples of this many last days.
 FORECAST_WINDOW = timedelta(days=14)
@@ -64,6 +75,17 @@ class ChartPoint:
 
 
 @dataclass(frozen=True)
+class AxisTick:
+    """A labelled mark on one of the chart's axes: a moment on the time axis, a character count
+    on the other (the label is formatted by the template, in the reader's language)."""
+
+    at: datetime | None
+    chars: int | None
+    x: str
+    y: str
+
+
+@dataclass(frozen=True)
 class BudgetHistory:
     points: tuple[ChartPoint, ...]
     limit_y: str
@@ -74,6 +96,16 @@ class BudgetHistory:
     width: int = CHART_WIDTH
     height: int = CHART_HEIGHT
     pad: int = CHART_PAD
+    time_ticks: tuple[AxisTick, ...] = ()
+    chars_ticks: tuple[AxisTick, ...] = ()
+
+    @property
+    def first(self) -> ChartPoint | None:
+        return self.points[0] if self.points else None
+
+    @property
+    def last(self) -> ChartPoint | None:
+        return self.points[-1] if self.points else None
 
     @property
     def polyline(self) -> str:
@@ -89,12 +121,46 @@ class BudgetHistory:
 
 
 @dataclass(frozen=True)
+class ProviderFindings:
+    """The maintenance findings over the active provider's own items (each links to its page)."""
+
+    provider: str
+    analysis: ProviderAnalysis | None
+    error: str = ""  # ContentsError code: the store could not be read (the page still shows)
+
+    @property
+    def findings(self) -> list[tuple[Item, Finding]]:
+        if self.analysis is None:
+            return []
+        return [(self.analysis.item_of(finding), finding) for finding in self.analysis.findings]
+
+    @property
+    def groups(self) -> list[tuple[DuplicateGroup, list[Item]]]:
+        if self.analysis is None:
+            return []
+        return [(group, [self.analysis.items[i] for i in group.indices]) for group in self.analysis.groups]
+
+
+def provider_findings(*, home: Path, secrets: Sequence[str]) -> ProviderFindings | None:
+    """None when no provider is active or its store cannot be read from here (or does not exist)."""
+    name = active_provider(home=home)
+    source = source_for(name, home=home) if name in BROWSABLE else None
+    if source is None or not source.exists():
+        return None
+    try:
+        return ProviderFindings(provider=name, analysis=analyse_provider(source, secrets=secrets))
+    except ContentsError as exc:
+        return ProviderFindings(provider=name, analysis=None, error=exc.code)
+
+
+@dataclass(frozen=True)
 class MaintenanceView:
     state: StoreState
     analysis: StoreAnalysis
     entries: tuple[EntryItem, ...]
     groups: tuple[GroupItem, ...]
     history: BudgetHistory
+    provider: ProviderFindings | None = None
 
     @property
     def target(self) -> str:
@@ -103,6 +169,47 @@ class MaintenanceView:
     @property
     def findings(self) -> list[tuple[EntryItem, Finding]]:
         return [(self.entries[finding.index], finding) for finding in self.analysis.findings]
+
+    @property
+    def finding_groups(self) -> list[FindingGroup]:
+        """The entries with findings, each once, grouped under its most serious finding's category
+        (``CATEGORIES`` order): an entry with two findings is one card listing both."""
+        by_category: dict[str, list[EntryItem]] = {}
+        for entry in self.entries:
+            if entry.findings:
+                by_category.setdefault(entry.findings[0].category, []).append(entry)
+        groups, number = [], 0
+        for category in CATEGORIES:
+            cards = []
+            for entry in by_category.get(category, ()):
+                number += 1
+                cards.append(FindingCard(number=number, entry=entry))
+            if cards:
+                groups.append(FindingGroup(category=category, label=cards[0].entry.findings[0].label,
+                                           cards=tuple(cards)))
+        return groups
+
+    @property
+    def entries_with_findings(self) -> int:
+        return sum(1 for entry in self.entries if entry.findings)
+
+
+@dataclass(frozen=True)
+class FindingCard:
+    number: int  # the card's place on the page (its id)
+    entry: EntryItem
+
+    @property
+    def action(self) -> str:
+        """Delete when every finding suggests it, else rewrite (deleting is the bigger step)."""
+        return "delete" if all(finding.action == "delete" for finding in self.entry.findings) else "rewrite"
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    category: str
+    label: str
+    cards: tuple[FindingCard, ...]
 
 
 def _items(
@@ -171,6 +278,16 @@ def budget_history(*, home: Path, target: str, now: datetime | None = None) -> B
         )
         for sample in shown
     )
+    # Three dates (start, middle, end) and three counts (0, half the top, the top) label the axes.
+    time_ticks = tuple(
+        AxisTick(at=start + (end - start) * share, chars=None,
+                 x=f"{CHART_PAD + plot_w * share:.1f}", y=str(CHART_HEIGHT - CHART_PAD))
+        for share in (0, 0.5, 1)
+    )
+    chars_ticks = tuple(
+        AxisTick(at=None, chars=round(top * share), x=str(CHART_PAD), y=y_of(round(top * share)))
+        for share in (0, 0.5, 1)
+    )
     recent = [sample for sample in samples if sample.recorded_at >= now - FORECAST_WINDOW]
     rate = full_at = None
     last = samples[-1]
@@ -186,6 +303,8 @@ def budget_history(*, home: Path, target: str, now: datetime | None = None) -> B
         rate_per_day=rate,
         full_at=full_at,
         already_full=last.chars >= last.limit > 0,
+        time_ticks=time_ticks,
+        chars_ticks=chars_ticks,
     )
 
 
@@ -214,7 +333,8 @@ def maintenance_view(
         GroupItem(group=group, entries=tuple(entries[i] for i in group.indices)) for group in analysis.groups
     )
     return MaintenanceView(
-        state=state, analysis=analysis, entries=entries, groups=groups, history=budget_history(home=home, target=target)
+        state=state, analysis=analysis, entries=entries, groups=groups,
+        history=budget_history(home=home, target=target), provider=provider_findings(home=home, secrets=secrets),
     )
 
 

@@ -24,7 +24,9 @@ from admin_panel.selectors.provenance import SourceView, source_views
 from memory_core.config import MemoryConfig, read_memory_config
 from memory_core.drift import DriftInfo, detect_drift, is_backup_name
 from memory_core.entries import DELIMITER, TARGETS, char_count, file_name_for, parse_entries, usage_text
+from memory_core.external import BROWSABLE, source_for
 from memory_core.files import read_store_file
+from memory_core.fingerprints import fingerprint_of
 from memory_core.maintenance import analyse_store
 from memory_core.pending import count_pending, scan_pending
 from memory_core.safe_paths import leaving_link
@@ -38,6 +40,7 @@ from memory_core.state import (
     read_store_state,
 )
 from memory_core.state import fingerprint_paths as memory_fingerprint_paths
+from provider_schemas.reading.state import active_provider
 
 KEY_LENGTH = 32
 # The memory page lists a store's entries this many at a time: a store of thousands of entries
@@ -225,6 +228,11 @@ class StoreView:
         return self.page.rows if self.page is not None else self.rows
 
     @property
+    def shown_without_source(self) -> bool:
+        """Whether a listed entry has no record in history: the store says so once, not per entry."""
+        return any(row.source is None for row in self.shown_rows)
+
+    @property
     def offers_filter(self) -> bool:
         """A store longer than a page can be filtered (and one being filtered shows its filter)."""
         return len(self.rows) > ENTRIES_PER_PAGE or bool(self.page is not None and self.page.query)
@@ -263,6 +271,19 @@ class StoreView:
         """The title line of the block the agent will inject (its percentage counts placeholders)."""
         lines = self.state.snapshot.split("\n", 2)
         return lines[1] if len(lines) > 1 else ""
+
+    @property
+    def snapshot_chars(self) -> int | None:
+        """The character count the snapshot's header line shows (None: no header)."""
+        found = re.search(r"— ([\d,]+)/[\d,]+ ", self.header_line)
+        return int(found.group(1).replace(",", "")) if found else None
+
+    @property
+    def snapshot_differs(self) -> bool:
+        """The header counts another figure than the store holds: each blocked entry is injected as its
+        placeholder (docs/agent_formats.md §Snapshot), and the header counts what is injected."""
+        counted = self.snapshot_chars
+        return counted is not None and counted != self.state.total_chars
 
     @property
     def version(self) -> str:
@@ -474,10 +495,28 @@ class MemoryOverview:
         return [row for store in self.stores for row in store.blocked_rows]
 
 
+def provider_store_paths(*, home: Path) -> tuple[str, ...]:
+    """The active provider's own store files (holographic's database and its log; byterover's
+    folders): the memory page marks each entry's copy there, so those marks follow these files."""
+    name = active_provider(home=home)
+    source = source_for(name, home=home) if name in BROWSABLE else None
+    return tuple(source.fingerprint_paths()) if source is not None else ()
+
+
+def _page_fingerprint(home: Path) -> str:
+    own = fingerprint(home)
+    provider = provider_store_paths(home=home)
+    if not provider:
+        return own
+    # Folders count the files directly inside them: a byterover file edited in place leaves its
+    # folder's own stat as it was.
+    return f"{own}-{fingerprint_of(provider, with_folder_contents=True)}"
+
+
 def memory_overview(*, home: Path) -> MemoryOverview:
     # The fingerprint is taken first: a change landing while the files are read makes the next
     # poll differ and re-render, never the other way round.
-    current = fingerprint(home)
+    current = _page_fingerprint(home)
     config = read_memory_config(home)
     states = read_all_states(home=home, config=config)
     sources = source_views(home=home, stores={target: [view.text for view in states[target].entries]
@@ -498,12 +537,12 @@ def store_state(*, home: Path, target: str) -> StoreState:
 
 def current_fingerprint(*, home: Path) -> str:
     """The poll's only work while nothing changes: a few ``stat`` calls."""
-    return fingerprint(home)
+    return _page_fingerprint(home)
 
 
 def fingerprint_paths(*, home: Path) -> tuple[Path, ...]:
     """What the fingerprint is taken from, for the change feed to watch."""
-    return memory_fingerprint_paths(home)
+    return (*memory_fingerprint_paths(home), *(Path(p) for p in provider_store_paths(home=home)))
 
 
 # --- resolving references -------------------------------------------------------------------------

@@ -5,14 +5,24 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from admin_panel.selectors.providers import secret_store_for
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import parse_entries
 from memory_core.external import BROWSABLE, UNREACHABLE, source_for
-from memory_core.external.base import MAX_PER_PAGE, PER_PAGE, ContentsError, ContentsSource, Item, Page, Query
+from memory_core.external.base import (
+    MAX_PER_PAGE,
+    PER_PAGE,
+    ContentsError,
+    ContentsSource,
+    Item,
+    Page,
+    Query,
+    can_replace_text,
+)
 from memory_core.files import read_store_file
 from provider_schemas.reading.state import active_provider
 
@@ -25,7 +35,7 @@ def is_known(name: str) -> bool:
 
 
 def source(*, home: Path, name: str) -> ContentsSource | None:
-    return source_for(name, home=home)
+    return source_for(name, home=home, secret_store=secret_store_for(home=home))
 
 
 def query_from(params: Mapping[str, str]) -> Query:
@@ -34,7 +44,7 @@ def query_from(params: Mapping[str, str]) -> Query:
         return max(1, min(int(raw), top)) if raw.isdigit() and len(raw) < 7 else default
 
     filters = {key: str(params.get(key, "")).strip()[:MAX_SEARCH_CHARS]
-               for key in ("category", "min_trust", "entity") if str(params.get(key, "")).strip()}
+               for key in ("category", "min_trust", "entity", "bank", "type") if str(params.get(key, "")).strip()}
     return Query(search=str(params.get("q", "")).strip()[:MAX_SEARCH_CHARS], page=number("page", 1, 100_000),
                  per_page=number("per_page", PER_PAGE, MAX_PER_PAGE), filters=filters)
 
@@ -80,9 +90,20 @@ def builtin_entries(*, home: Path) -> dict[str, list[str]]:
     return found
 
 
+def _masked_details(masker: Any, item: Item) -> Item:
+    """Other provider text an item carries (hindsight: its context and its document's other
+    memories) masked like the item's own text."""
+    details = dict(item.details)
+    if isinstance(details.get("context"), str):
+        details["context"] = masker.mask(details["context"])
+    if isinstance(details.get("document_sample"), list):
+        details["document_sample"] = [masker.mask(str(t)) for t in details["document_sample"]]
+    return replace(item, details=details)
+
+
 def _shown(home: Path, items: list[Item], mirrors: Mapping[str, str] | None = None) -> list[ShownItem]:
     masker = secret_masker(home=home)
-    return [ShownItem(item=i, text=masker.mask(i.text), secrets=tuple(masker.names_in(i.text)),
+    return [ShownItem(item=_masked_details(masker, i), text=masker.mask(i.text), secrets=tuple(masker.names_in(i.text)),
                       mirror_of=(mirrors or {}).get(i.id, "")) for i in items]
 
 
@@ -157,6 +178,7 @@ class EntryCopy:
     version: str
     label: str  # "fact 42" / "ops/deploy/x.md" (the caller translates "fact")
     url: str = ""
+    can_update: bool = False  # the provider's source can change the copy's text in place
 
 
 def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[str, str], EntryCopy]:
@@ -170,8 +192,10 @@ def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[
         found = store.mirrors(entries)
     except ContentsError:
         return {}
+    updatable = can_replace_text(store)
     return {key: EntryCopy(provider=name, item_id=item.id, version=str(item.details.get("version", "")),
-                           label=str(item.details.get("path") or item.id)) for key, item in found.items()}
+                           label=str(item.details.get("path") or item.id), can_update=updatable)
+            for key, item in found.items()}
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from django.conf import settings
 import provider_schemas
 from admin_panel.models import HomePreference, SecretWrite
 from memory_core.fingerprints import fingerprint_of
+from memory_core.state import read_all_states
 
 SECRET_STORE_KEY = "secret_store"  # noqa: S105 - a preference name
 SECRET_STORES = ("env_file", "keyring")
@@ -121,6 +122,9 @@ class ProvidersOverview:
     unaddressable: list[Any]
     builtin_files: dict[str, int]
     missing_active: bool
+    # The built-in stores' use in characters, as the agent counts them (the API's builtin_files
+    # are file sizes in bytes, which differ for any non-ASCII text and the delimiters).
+    builtin_usage: tuple[Any, ...] = ()
 
 
 def providers_overview(*, home: Path) -> ProvidersOverview:
@@ -177,6 +181,7 @@ def providers_overview(*, home: Path) -> ProvidersOverview:
         unaddressable=list(discovery.unaddressable),
         builtin_files=payload.get("builtin_files", {}),
         missing_active=missing_active,
+        builtin_usage=tuple(read_all_states(home=home).values()),
     )
 
 

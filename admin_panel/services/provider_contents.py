@@ -15,7 +15,7 @@ from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.provider_contents import secret_masker, source
 from admin_panel.services.audit import record
-from memory_core.external.base import ContentsError, Item, Removed
+from memory_core.external.base import ContentsError, Item, Removed, can_replace_text
 
 User = AbstractBaseUser | AnonymousUser
 
@@ -68,8 +68,9 @@ def delete_items(*, home: Path, user: User, name: str, item_ids: list[str]) -> B
 @dataclass
 class CopyOutcome:
     copy: Any
-    removed: bool
-    why: str = ""  # ContentsError code when not removed
+    removed: bool  # done: deleted, or updated when ``action`` is "update"
+    why: str = ""  # ContentsError code when not done
+    action: str = "delete"
 
 
 def remove_copies(*, home: Path, user: User, copies: list[Any]) -> list[CopyOutcome]:
@@ -84,3 +85,18 @@ def remove_copies(*, home: Path, user: User, copies: list[Any]) -> list[CopyOutc
         else:
             outcomes.append(CopyOutcome(copy=copy, removed=True))
     return outcomes
+
+
+def update_copy(*, home: Path, user: User, copy: Any, old_text: str, new_text: str) -> CopyOutcome:
+    """The copy of an entry the panel just replaced, changed to the new text the way the provider's
+    plugin changes an item (see ``ReplacesText``); audited like a delete, with the masked new text."""
+    store = source(home=home, name=copy.provider)
+    if store is None or not can_replace_text(store):
+        return CopyOutcome(copy=copy, removed=False, why="unreachable", action="update")
+    try:
+        item = store.replace_text(copy.item_id, new_text, expected=copy.version or None, old=old_text)
+    except ContentsError as exc:
+        return CopyOutcome(copy=copy, removed=False, why=exc.code, action="update")
+    _audit(user=user, home=home, name=copy.provider, action="update", item=item,
+           summary=f"Updated item {item.id} in {copy.provider} to the entry's new text")
+    return CopyOutcome(copy=copy, removed=True, action="update")

@@ -6,7 +6,7 @@ readers (a visually hidden copy)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from django import template
 from django.utils import timezone
@@ -57,3 +57,44 @@ def when(value: datetime | None, empty: str = "—") -> str:
         '<span class="visually-hidden">{}</span></time>',
         moment.isoformat(timespec="seconds"), full, shown, spoken,
     )
+
+
+@register.filter
+def day(value: datetime | None) -> str:
+    """The date alone, as ``{% when %}`` shows an older moment: for places that cannot hold a
+    ``<time>`` element (an SVG axis label)."""
+    if not isinstance(value, datetime):
+        return ""
+    return date_format(timezone.localtime(value), "DATE_FORMAT")
+
+
+@register.filter
+def exact_time(value: datetime | None) -> str:
+    """The exact moment with its zone, as ``{% when %}`` puts it on hover."""
+    if not isinstance(value, datetime):
+        return ""
+    return exact(timezone.localtime(value))
+
+
+@register.filter
+def moment(value: object) -> datetime | object:
+    """A stamp kept as text or a number by another program (an ISO or SQLite date-time, seconds
+    since the epoch) as an aware moment for ``{% when %}``; naive text is UTC. Anything else is
+    returned unchanged, so it is shown as it is."""
+    if isinstance(value, datetime):
+        return value
+    try:
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return datetime.fromtimestamp(value, tz=UTC)
+        if isinstance(value, str) and value.strip():
+            parsed = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+            return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    except (ValueError, OverflowError, OSError):
+        pass
+    return value
+
+
+@register.simple_tag
+def when_now() -> str:
+    """``{% when %}`` of this moment (a page that says when it was loaded)."""
+    return when(timezone.now())

@@ -21,9 +21,12 @@ class _Span:
 
 
 @register.simple_tag
-def evidence(finding: Any) -> SafeString:
-    """The finding's entry with its evidence spans in ``<mark>``."""
-    return highlighted_entry(finding.text, [_Span(start, end) for start, end in finding.spans])
+def evidence(findings: Any) -> SafeString:
+    """The entry with the evidence spans of its findings (one or several) in ``<mark>``."""
+    findings = list(findings) if isinstance(findings, (list, tuple)) else [findings]
+    return highlighted_entry(
+        findings[0].text, [_Span(start, end) for finding in findings for start, end in finding.spans]
+    )
 
 
 @register.filter

@@ -23,6 +23,7 @@ from django.utils.translation import get_language, ngettext
 from django.utils.translation import gettext as _
 
 from admin_panel.selectors.sessions import secret_masker
+from admin_panel.templatetags.dates import when
 from memory_core.secret_masking import SecretMasker, placeholder
 from memory_core.threats import INVISIBLE_CHARS
 
@@ -189,7 +190,9 @@ _rendered_sources = _RenderedEntries(size=4096)
 def entry_source(source: Any) -> SafeString:
     """Where an entry's text came from (``memory/partials/_entry_source.html``), rendered once
     per source and language: the maintenance page shows one per finding."""
-    key = (source.url, source.at, source.source, source.actor) if source is not None else None, get_language()
+    # The relative time ("3 hours ago") is part of the key: it changes while the source does not.
+    shown = when(source.at) if source is not None else None
+    key = (source.url, shown, source.source, source.actor) if source is not None else None, get_language()
     html = None if settings.DEBUG else _rendered_sources.get(key)
     if html is None:
         html = render_to_string("memory/partials/_entry_source.html", {"source": source})

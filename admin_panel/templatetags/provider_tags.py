@@ -106,7 +106,7 @@ STATUS_BADGES = {
     "ready": ("badge--ok", "Ready"),
     "needs_config": ("badge--warn", "Needs configuration"),
     "schema_error": ("badge--error", "Schema error"),
-    "missing": ("badge--error", "Not found"),
+    "missing": ("badge--error", "Not installed"),
 }
 
 
@@ -130,11 +130,13 @@ def status_class(status: str) -> str:
 
 @register.filter
 def status_label(status: str) -> str:
+    """The one word for a provider's state, on every page that shows it (providers, a provider,
+    the overview, profiles)."""
     labels = {
         "ready": _("Ready"),
         "needs_config": _("Needs configuration"),
         "schema_error": _("Schema error"),
-        "missing": _("Not found"),
+        "missing": _("Not installed"),
     }
     return labels.get(status, status)
 
@@ -213,12 +215,13 @@ def plain_repr(value: Any) -> str | None:
 @register.simple_tag
 def provider_card(card: Any, overview: Any) -> SafeString:
     """``providers/partials/_card.html`` for one card of the providers page. The card reads its
-    own fields, the overview's ``builtin_files`` (built-in card only), the language and URLs."""
+    own fields, the overview's ``builtin_usage`` (built-in card only), the language and URLs."""
     context = {"card": card, "overview": overview}
     if settings.DEBUG:
         return render_to_string("providers/partials/_card.html", context)
     row = plain_repr(card.row)
-    files = plain_repr(getattr(overview, "builtin_files", None)) if card.is_builtin else ""
+    files = plain_repr([(state.file_name, state.total_chars, state.limit)
+                        for state in getattr(overview, "builtin_usage", ())]) if card.is_builtin else ""
     flags = plain_repr([card.docs_url, card.is_builtin, card.has_settings])
     if row is None or files is None or flags is None:
         return render_to_string("providers/partials/_card.html", context)

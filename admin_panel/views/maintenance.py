@@ -8,6 +8,7 @@ Thin views: reads through ``admin_panel.selectors.maintenance``, writes through
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
 from django.contrib import messages
@@ -23,9 +24,10 @@ from admin_panel.permissions import admin_required, can_change, viewer_required
 from admin_panel.selectors import maintenance as selectors
 from admin_panel.selectors import memory as memory_selectors
 from admin_panel.services import maintenance as services
+from admin_panel.services import provider_contents as contents_services
 from admin_panel.services.memory import write_refusal
 from admin_panel.services.write_errors import DISK_FULL_STATUS
-from admin_panel.views.memory import UNDO_SECONDS
+from admin_panel.views.memory import UNDO_SECONDS, handle_copy, ref_copies, report_copies
 
 
 def _target_or_404(target: str) -> str:
@@ -116,6 +118,11 @@ def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
         context["step"] = "edit"
         return render(request, "maintenance/merge.html", context)
     merged = form.cleaned_data["content"]
+    # The picked entries' copies in the active provider, except one that already holds the result.
+    copies = {key: copy for key, copy in ref_copies(home, context["present"]).items()
+              if key[1].strip() != merged.strip()}
+    rewrite = len(originals) == 1 and bool(merged.strip())
+    context.update(copies=copies, rewrite_copy=next(iter(copies.values())) if rewrite and copies else None)
     if step == "review":
         context.update(
             step="review",
@@ -126,6 +133,8 @@ def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
     outcome = services.apply_change(home=home, user=request.user, target=target, originals=originals, merged=merged)
     if outcome.ok:
         messages.success(request, outcome.message)
+        _follow_copies(request, home=home, copies=copies, rewrite=rewrite, changed=outcome.changed or [],
+                       merged=merged)
         if outcome.undo is not None:
             request.session[services.UNDO_SESSION_KEY] = outcome.undo
         return redirect(context["page_url"])
@@ -138,6 +147,21 @@ def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
         else None,
     )
     return render(request, "maintenance/merge.html", context, status=DISK_FULL_STATUS if outcome.disk_full else 409)
+
+
+def _follow_copies(request: HttpRequest, *, home: Path, copies: dict[Any, dict[str, Any]], rewrite: bool,
+                   changed: list[str], merged: str) -> None:
+    """The provider copies of what the merge removed: a rewrite of one entry updates, deletes or
+    keeps its copy as chosen; entries merged away or deleted lose the copies that were ticked."""
+    if rewrite:
+        for (_target, text, _ref), view in copies.items():
+            if text in changed:
+                handle_copy(request, home=home, copy=view["copy"], view=view, old_text=text, new_text=merged)
+        return
+    wanted = set(request.POST.getlist("also_copy"))
+    chosen = [view for (_target, text, ref), view in copies.items() if ref in wanted and text in changed]
+    report_copies(request, contents_services.remove_copies(home=home, user=request.user,
+                                                           copies=[view["copy"] for view in chosen]), chosen)
 
 
 @require_POST

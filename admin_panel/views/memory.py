@@ -201,7 +201,7 @@ def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view
 
 def _copy_view(copy: contents_selectors.EntryCopy) -> dict[str, str]:
     label = _("fact %(id)s") % {"id": copy.label} if copy.provider == "holographic" else copy.label
-    return {"provider": copy.provider, "label": label,
+    return {"provider": copy.provider, "label": label, "can_update": "1" if copy.can_update else "",
             "url": reverse("provider_contents_item", args=[copy.provider, copy.item_id]), "version": copy.version}
 
 
@@ -405,9 +405,9 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
         if outcome.ok:
             messages.success(request, outcome.message)
             changed = form.cleaned_data["content"].strip() != current.strip()
-            if copy is not None and context["entry_copy"] is not None and request.POST.get("also_copy") and changed:
-                _report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]),
-                               [context["entry_copy"]])
+            if copy is not None and context["entry_copy"] is not None and changed:
+                handle_copy(request, home=home, copy=copy, view=context["entry_copy"], old_text=current,
+                             new_text=form.cleaned_data["content"])
             return _done(request, _next_url(request))
     context.update(form=form, outcome=outcome, refusal=_refusal(state, outcome))
     # The entry changed between this request's read and the store's lock: nothing was written.
@@ -436,25 +436,25 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
                 "refs": refs,
                 "present": [ref for ref in refs if ref.text is not None],
                 "gone": [ref for ref in refs if ref.text is None],
-                "copies": _ref_copies(home, refs),
+                "copies": ref_copies(home, refs),
                 "next": next_url,
             },
         )
-    copies = _ref_copies(home, refs)  # looked up before the delete: the entry is what names its copy
+    copies = ref_copies(home, refs)  # looked up before the delete: the entry is what names its copy
     outcome = services.delete_entries(home=home, user=request.user, refs=refs)
     for level, text in outcome.messages:
         messages.add_message(request, getattr(messages, level.upper()), text)
     wanted = set(request.POST.getlist("also_copy"))
     deleted = set(outcome.deleted)
     chosen = [copy for (target, text, ref), copy in copies.items() if ref in wanted and (target, text) in deleted]
-    _report_copies(request, contents_services.remove_copies(home=home, user=request.user,
+    report_copies(request, contents_services.remove_copies(home=home, user=request.user,
                                                              copies=[c["copy"] for c in chosen]), chosen)
     if outcome.deleted:
         request.session[UNDO_SESSION_KEY] = {"at": time.time(), "items": [list(item) for item in outcome.deleted]}
     return _done(request, next_url)
 
 
-def _ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str, str, str], dict[str, Any]]:
+def ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str, str, str], dict[str, Any]]:
     entries: dict[str, list[str]] = {}
     for ref in refs:
         if ref.text is not None:
@@ -465,10 +465,52 @@ def _ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str
             for ref in refs if ref.text is not None and (ref.target, ref.text) in found}
 
 
-def _report_copies(request: HttpRequest, outcomes: list[Any], chosen: list[dict[str, Any]]) -> None:
+COPY_ACTIONS = ("update", "delete", "keep")
+
+
+def handle_copy(request: HttpRequest, *, home: Path, copy: contents_selectors.EntryCopy, view: dict[str, Any],
+                 old_text: str, new_text: str) -> None:
+    """The replaced entry's copy, as the person chose: updated to the new text, deleted, or kept.
+    A form from before the choice existed sends only ``also_copy`` (delete when ticked)."""
+    action = request.POST.get("copy_action", "")
+    if action not in COPY_ACTIONS:
+        action = "delete" if request.POST.get("also_copy") else "keep"
+    if action == "update" and copy.can_update:
+        outcome = contents_services.update_copy(home=home, user=request.user, copy=copy, old_text=old_text,
+                                                new_text=new_text)
+        report_copies(request, [outcome], [view])
+    elif action == "delete":
+        report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]), [view])
+    else:
+        messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the text "
+                                 "before your change.") % view)
+
+
+def _copy_failure(why: str) -> str:
+    texts = {
+        "busy": _("the agent is writing to its store right now"),
+        "changed": _("it changed since you opened the form"),
+        "clash": _("another item already holds the new text"),
+        "unmatched": _("it does not hold the entry's text word for word"),
+        "unwritable": _("the store could not be written"),
+    }
+    return str(texts.get(why, _("the store refused")))
+
+
+def report_copies(request: HttpRequest, outcomes: list[Any], chosen: list[dict[str, Any]]) -> None:
     """One line per copy, naming the layer: the built-in entry is gone either way (said above)."""
     for outcome, view in zip(outcomes, chosen, strict=True):
-        if outcome.removed:
+        if outcome.action == "update":
+            if outcome.removed:
+                messages.success(request, _("%(provider)s: its copy (%(label)s) now holds the new text too.") % view)
+            elif outcome.why == "gone":
+                messages.info(request, _("%(provider)s: its copy (%(label)s) was already gone.") % view)
+            else:
+                messages.error(request, _("%(provider)s: its copy (%(label)s) was NOT updated (%(why)s); the entry "
+                                          "itself is changed. The copy still holds the text before your change: "
+                                          "update or delete it from the provider's page.")
+                               % {**view, "why": _copy_failure(outcome.why)})
+        elif outcome.removed:
             messages.success(request, _("%(provider)s: its copy (%(label)s) was deleted too.") % view)
         elif outcome.why == "gone":
             messages.info(request, _("%(provider)s: its copy (%(label)s) was already gone.") % view)

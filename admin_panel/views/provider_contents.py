@@ -45,8 +45,6 @@ NEEDS = {
                              "network access to the service."),
     "supermemory": gettext_lazy("Supermemory keeps memories in its cloud service; browsing them needs its API key "
                                 "and network access to the service."),
-    "hindsight": gettext_lazy("Hindsight keeps memories in a Hindsight server (local hindsight-api with its embedded "
-                              "PostgreSQL, or the cloud); the panel does not talk to that server yet."),
 }
 
 
@@ -66,13 +64,33 @@ def _error_text(exc: ContentsError) -> str:
         "unreachable": _("This provider's store cannot be read from here."),
         "changed": _("It changed since you opened it; nothing was deleted. Here it is as it is now."),
         "unwritable": _("The provider's store could not be changed (permissions or a full disk)."),
+        "undeletable": _("Hindsight deletes a memory only with the document it came from, and this memory "
+                         "belongs to no document; nothing was deleted."),
     }
+    where = getattr(exc, "where", "")
+    server = {
+        "offline": _("The Hindsight server at %(where)s did not answer, so nothing can be shown or changed. Start "
+                     "the server (or correct the API URL in the hindsight settings) and reload this page."),
+        "auth": _("The Hindsight server at %(where)s refused the API key, so nothing can be shown or changed. "
+                  "Correct the API key in the hindsight settings and reload this page."),
+        "auth_missing": _("The Hindsight server at %(where)s asks for an API key and none is set, so nothing can "
+                          "be shown or changed. Set the API key in the hindsight settings and reload this page."),
+        "server": _("The Hindsight server at %(where)s answered with an error, so nothing can be shown or "
+                    "changed. Its own log says why; reload this page once it is fixed."),
+    }
+    if exc.code in server:
+        return str(server[exc.code]) % {"where": where}
     return str(texts.get(exc.code, _("The provider's store could not be read.")))
 
 
 def _label(item: Item) -> str:
     path = item.details.get("path")
-    return str(path) if path else _("fact %(id)s") % {"id": item.id}
+    if path:
+        return str(path)
+    if item.details.get("memory_id"):  # hindsight: a memory and the document it went with
+        return _("memory %(id)s (document %(document)s)") % {"id": str(item.details["memory_id"])[:8],
+                                                            "document": item.details.get("document_id", "")}
+    return _("fact %(id)s") % {"id": item.id}
 
 
 def _undo_offer(request: HttpRequest, name: str) -> dict[str, Any] | None:
@@ -108,7 +126,7 @@ def contents_page(request: HttpRequest, name: str) -> HttpResponse:
     htmx = getattr(request, "htmx", None)
     if htmx and not htmx.history_restore_request:
         return render(request, "contents/partials/_results.html", context)
-    status = 503 if page.error and page.error.code == "busy" else 200
+    status = 503 if page.error and page.error.code in ("busy", "offline", "server") else 200
     return render(request, "contents/page.html", context, status=status)
 
 
@@ -168,6 +186,13 @@ def contents_delete(request: HttpRequest, name: str, item_id: str) -> HttpRespon
     if removed.undo is not None:
         request.session[UNDO_SESSION_KEY] = {"at": time.time(), "name": name, "item": _label(removed.item),
                                              "undo": dict(removed.undo)}
+    if removed.item.details.get("memory_id"):
+        count = removed.item.details.get("memories_deleted")
+        messages.success(request, _("Deleted the document %(document)s from %(provider)s, with the %(count)s "
+                                    "memories extracted from it.") % {
+            "document": removed.item.details.get("document_id", ""), "provider": name,
+            "count": count if count is not None else "?"})
+        return redirect(back)
     messages.success(request, _("Deleted %(what)s from %(provider)s.") % {"what": _label(removed.item),
                                                                           "provider": name})
     return redirect(back)

@@ -95,6 +95,22 @@ class ContentsSource(Protocol):
     def copies_without_entry(self, entries: Mapping[str, Sequence[str]], *, limit: int = 500) -> list[Item]: ...
 
 
+class ReplacesText(Protocol):
+    """Optional: a source that can change an item's text in place, the way its plugin would, so
+    replacing a built-in entry in the panel can update its copy in the same step. A source without
+    it still gets the rest (the panel then offers to delete the copy instead)."""
+
+    def replace_text(self, item_id: str, text: str, *, expected: str | None = None, old: str = "") -> Item:
+        """``old``: the built-in entry's text before the change (a source whose item holds more than
+        the entry replaces only that part). Raises ``ContentsError`` and changes nothing when it
+        cannot."""
+        ...
+
+
+def can_replace_text(source: object) -> bool:
+    return callable(getattr(source, "replace_text", None))
+
+
 # Providers the panel cannot browse from here, and what it would take (shown as-is on their page).
 UNREACHABLE: dict[str, str] = {
     "mem0": "mem0 keeps memories in the Mem0 cloud service; browsing them needs its API key and network access "
@@ -107,6 +123,4 @@ UNREACHABLE: dict[str, str] = {
                 "access to the service.",
     "supermemory": "Supermemory keeps memories in its cloud service; browsing them needs its API key and "
                    "network access to the service.",
-    "hindsight": "Hindsight keeps memories in a Hindsight server (local hindsight-api with its embedded "
-                 "PostgreSQL, or the cloud); the panel does not talk to that server yet.",
 }

@@ -196,6 +196,35 @@ class ByteroverTree:
         undo = {"path": item.details["path"], "data": base64.b64encode(data).decode("ascii")}
         return Removed(item=item, undo=undo)
 
+    def replace_text(self, item_id: str, text: str, *, expected: str | None = None, old: str = "") -> Item:
+        """``old`` (the entry's text before the change) replaced by ``text`` inside the same file,
+        front matter and the rest of the file kept; written by a temporary file and a rename. brv
+        itself would curate a new file through its LLM, which the panel cannot run. Refused (nothing
+        written) when the file changed since ``expected`` or does not hold ``old`` word for word."""
+        path = self._path(_relative(item_id))
+        item = self._item(path)
+        if expected is not None and expected != item.details["version"]:
+            raise ContentsError("The file changed since you opened it; nothing was changed.", code="changed")
+        new = text.strip()
+        try:
+            data = path.read_bytes().decode("utf-8")
+        except FileNotFoundError:
+            raise NotFound() from None
+        except (OSError, UnicodeDecodeError):
+            raise ContentsError("The file could not be read.", code="unreadable") from None
+        old = old.strip()
+        if not new or not old or data.count(old) != 1:
+            raise ContentsError("The file does not hold the entry's text word for word; it was left as it is.",
+                                code="unmatched")
+        temp = path.with_name(f".{path.name}.panel-replace")
+        try:
+            temp.write_bytes(data.replace(old, new).encode("utf-8"))
+            os.replace(temp, path)
+        except OSError:
+            temp.unlink(missing_ok=True)
+            raise ContentsError("The file could not be written.", code="unwritable") from None
+        return self._item(path)
+
     def restore(self, undo: Mapping[str, Any]) -> Item:
         try:
             relative, data = str(undo["path"]), base64.b64decode(str(undo["data"]), validate=True)

@@ -126,6 +126,66 @@ def _write_bank(conn: sqlite3.Connection, category: str, blobs: list[bytes], vec
         (name, vector, len(blobs[0]) // 8, len(blobs)))
 
 
+# --- a fact's vector and entities, as the plugin computes them ---------------------------------
+
+# The plugin's entity rules, in its order: capitalised multi-word names, "double" and 'single'
+# quoted terms, "X aka Y" / "X also known as Y" (both sides); first seen wins, case ignored.
+_ENTITY_RULES = (
+    (re.compile(r"\b([A-Z][a-z]+(?:\s+[A-Z][a-z]+)+)\b"), (1,)),
+    (re.compile(r'"([^"]+)"'), (1,)),
+    (re.compile(r"'([^']+)'"), (1,)),
+    (re.compile(r"(\w+(?:\s+\w+)*)\s+(?:aka|also known as)\s+(\w+(?:\s+\w+)*)", re.IGNORECASE), (1, 2)),
+)
+_WORD_EDGES = ".,!?;:\"'()[]{}"
+
+
+def extract_entities(text: str) -> list[str]:
+    seen: set[str] = set()
+    names: list[str] = []
+    for pattern, groups in _ENTITY_RULES:
+        for match in pattern.finditer(text):
+            for group in groups:
+                name = match.group(group).strip()
+                if name and name.lower() not in seen:
+                    seen.add(name.lower())
+                    names.append(name)
+    return names
+
+
+def _atom(word: str, dim: int) -> list[float]:
+    """A word's phase vector: SHA-256 of ``word:i`` for i = 0, 1, ..., read as little-endian
+    16-bit numbers, scaled to [0, 2π)."""
+    values: list[int] = []
+    for block in range(-(-dim // 16)):
+        values.extend(struct.unpack("<16H", hashlib.sha256(f"{word}:{block}".encode()).digest()))
+    return [v * (_TWO_PI / 65536.0) for v in values[:dim]]
+
+
+def _bind(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    return [(x + y) % _TWO_PI for x, y in zip(a, b, strict=True)]
+
+
+def _bundle(vectors: Sequence[Sequence[float]]) -> list[float]:
+    dim = len(vectors[0])
+    real = [0.0] * dim
+    imag = [0.0] * dim
+    for phases in vectors:
+        real = list(map(float.__add__, real, map(math.cos, phases)))
+        imag = list(map(float.__add__, imag, map(math.sin, phases)))
+    return [math.atan2(i, r) % _TWO_PI for r, i in zip(real, imag, strict=True)]
+
+
+def fact_vector(content: str, entities: Sequence[str], dim: int) -> bytes:
+    """The plugin's vector of a fact: the text's bag of word atoms bound to the content role, each
+    entity's atom bound to the entity role, all bundled (docs/provider_contents.md)."""
+    tokens = [t for t in (w.strip(_WORD_EDGES) for w in content.lower().split()) if t]
+    text = _bundle([_atom(t, dim) for t in tokens]) if tokens else _atom("__hrr_empty__", dim)
+    parts = [_bind(text, _atom("__hrr_role_content__", dim))]
+    role_entity = _atom("__hrr_role_entity__", dim)
+    parts.extend(_bind(_atom(name.lower(), dim), role_entity) for name in entities)
+    return struct.pack(f"={dim}d", *_bundle(parts))
+
+
 # --- connections --------------------------------------------------------------------------------
 
 
@@ -450,6 +510,53 @@ class HolographicStore:
         notes = [f"entities removed: {len(orphans)}"] if orphans else []
         return Removed(item=item, undo=undo, notes=notes)
 
+    def replace_text(self, item_id: str, text: str, *, expected: str | None = None, old: str = "") -> Item:
+        """The fact's text changed the way the plugin's own ``update`` does it: same id, trust,
+        counts and creation time; ``updated_at`` now; its entity links re-extracted from the new
+        text; its vector recomputed (when it had one) and its bank rebuilt. Entities only the old
+        text used are removed, as the panel's delete does. Refused (nothing changed) when the fact
+        changed since ``expected`` or another fact already holds the new text. ``old`` is not
+        needed: the fact's whole text is the entry's."""
+        fact_id = _fact_id(item_id)
+        content = text.strip()
+        if not content:
+            raise ContentsError("The new text is empty.", code="empty")
+        with self._write() as conn:
+            row = conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)}, hrr_vector FROM facts"  # noqa: S608
+                               " WHERE fact_id = ?", (fact_id,)).fetchone()
+            if row is None:
+                raise NotFound()
+            if expected is not None and expected != _version(tuple(row)[:len(_FACT_COLUMNS)]):
+                raise ContentsError("The fact changed since you opened it; nothing was changed.", code="changed")
+            clash = conn.execute("SELECT fact_id FROM facts WHERE content = ? AND fact_id != ?",
+                                 (content, fact_id)).fetchone()
+            if clash is not None:
+                raise ContentsError(f"Fact {clash[0]} already holds the new text.", code="clash")
+            old_links = [r[0] for r in conn.execute("SELECT entity_id FROM fact_entities WHERE fact_id = ?",
+                                                    (fact_id,))]
+            conn.execute("UPDATE facts SET content = ?, updated_at = CURRENT_TIMESTAMP WHERE fact_id = ?",
+                         (content, fact_id))  # facts_au swaps the FTS row
+            conn.execute("DELETE FROM fact_entities WHERE fact_id = ?", (fact_id,))
+            for name in extract_entities(content):
+                conn.execute("INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)",
+                             (fact_id, _resolve_entity(conn, name)))
+            still_used = {r[0] for r in conn.execute(
+                f"SELECT DISTINCT entity_id FROM fact_entities WHERE entity_id IN ({','.join('?' * len(old_links))})",  # noqa: S608
+                old_links)} if old_links else set()
+            for entity_id in old_links:
+                if entity_id not in still_used:
+                    conn.execute("DELETE FROM entities WHERE entity_id = ?", (entity_id,))
+            old_vector = row["hrr_vector"]
+            if isinstance(old_vector, bytes) and old_vector and len(old_vector) % 8 == 0:
+                names = [r[0] for r in conn.execute(
+                    "SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.entity_id"
+                    " WHERE fe.fact_id = ?", (fact_id,))]
+                conn.execute("UPDATE facts SET hrr_vector = ? WHERE fact_id = ?",
+                             (fact_vector(content, names, len(old_vector) // 8), fact_id))
+        if row["hrr_vector"] is not None:
+            self.rebuild_bank(row["category"])
+        return self.get(str(fact_id))
+
     def restore(self, undo: Mapping[str, Any]) -> Item:
         """The deleted fact back under its id with every column it had, its entity links, and the
         entities the delete removed (under their ids when free); then its bank rebuilt."""
@@ -535,6 +642,18 @@ def _entities_of(conn: sqlite3.Connection, fact_ids: Sequence[int]) -> dict[int,
             f" WHERE fe.fact_id IN ({marks}) ORDER BY e.name", list(fact_ids)):
         found.setdefault(int(fact_id), []).append(name)
     return found
+
+
+def _resolve_entity(conn: sqlite3.Connection, name: str) -> int:
+    """The plugin's lookup: an entity of that name (case ignored), else one listing it among its
+    comma-separated aliases, else a new one."""
+    row = conn.execute("SELECT entity_id FROM entities WHERE name LIKE ?", (name,)).fetchone()
+    if row is None:
+        row = conn.execute("SELECT entity_id FROM entities WHERE ',' || aliases || ',' LIKE '%,' || ? || ',%'",
+                           (name,)).fetchone()
+    if row is not None:
+        return int(row[0])
+    return int(conn.execute("INSERT INTO entities (name) VALUES (?)", (name,)).lastrowid or 0)
 
 
 def _version(row: Sequence[Any]) -> str:

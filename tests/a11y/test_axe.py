@@ -279,6 +279,27 @@ def _add_many_entries(home: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8") + extra, encoding="utf-8")
 
 
+def _add_holographic_copies(home: Path) -> None:
+    """holographic active, every MEMORY.md entry copied as a fact, and facts that make findings: the
+    memory page's also-in marks, the edit form's copy choice, the maintenance page's provider part."""
+    import yaml
+
+    from memory_core.entries import parse_entries
+    from tests.provider_contents import store as plugin
+
+    config = home / "config.yaml"
+    document = yaml.safe_load(config.read_text(encoding="utf-8")) or {}
+    document.setdefault("memory", {})["provider"] = "holographic"
+    config.write_text(yaml.safe_dump(document, allow_unicode=True), encoding="utf-8")
+    conn = plugin.connect(plugin.create(home / "memory_store.db"))
+    for text in parse_entries((home / "memories" / "MEMORY.md").read_text(encoding="utf-8")):
+        plugin.add_fact(conn, text)
+    for text in ("TODO: move the CI runner to the new host.", "The deploy broke yesterday after the cache change.",
+                 "Prefers concise answers without emojis.", "Prefers concise answers, no emojis."):
+        plugin.add_fact(conn, text, "project")
+    conn.close()
+
+
 def _add_drift(home: Path) -> None:
     """MEMORY.md edited by hand into a shape the agent would not rewrite; the refused removal
     leaves the backup the drift guard keeps."""
@@ -369,6 +390,9 @@ VISITS: tuple[Visit, ...] = (
     Visit("memory-backup-detail", ("memory_backup_detail",), _memory_backup_detail, setup=_add_drift),
     Visit("memory-restore", ("memory_restore",), _memory_restore, setup=_add_backup),
     Visit("memory-maintenance", ("memory_maintenance",), _goto("/memory/memory/maintenance/")),
+    Visit("memory-maintenance-provider", ("memory_maintenance",), _goto("/memory/memory/maintenance/"),
+          setup=_add_holographic_copies),
+    Visit("memory-edit-copy", ("memory_entry_edit",), _memory_edit, setup=_add_holographic_copies),
     Visit("memory-merge", ("memory_merge",), _maintenance_review),
     Visit("schema-preview", ("schema_preview",), _goto("/schema-preview/")),
     Visit("schema-preview-bundled", ("schema_preview",), _preview_bundled),

@@ -40,6 +40,7 @@ def test_it_merges_a_duplicate_group_from_the_maintenance_page(page, live_server
     expect(group.locator(".badge").first).to_have_text("Same text")
     expect(page.locator("#finding-1 mark")).to_have_text("Yesterday")
 
+    group.locator("summary").click()  # each group is folded under its summary line
     group.get_by_role("link", name="Merge these entries").click()
     content = page.locator("textarea[name=content]")
     expect(content).to_have_value("Prefers dark mode in every editor.")
@@ -73,6 +74,7 @@ def test_it_refuses_the_merge_when_a_picked_entry_changed_during_the_review(page
     write_store(home, "memory", ENTRIES)
     sign_in(page, live_server, owner)
     page.goto(f"{live_server.url}/memory/memory/maintenance/")
+    page.locator("#group-1 summary").click()
     page.locator("#group-1").get_by_role("link", name="Merge these entries").click()
     page.get_by_role("button", name="Review").click()
     changed = [ENTRIES[0], ENTRIES[1], "prefers dark mode in every editor, edited", *ENTRIES[3:]]
@@ -109,6 +111,7 @@ def test_the_maintenance_page_and_a_review_in_each_language(browser, live_server
         expect(page.locator(".budget-chart circle")).to_have_count(21)
         expect(page.locator("#budget-forecast")).not_to_be_empty()
         _keep(page, f"maintenance-page-{language}")
+        page.locator("#group-1 summary").click()
         page.locator("#group-1 a[href*='/maintenance/merge/']").click()
         page.locator("button[name=step][value=review]").click()
         expect(page.locator("h1")).to_have_text(title)

@@ -32,7 +32,7 @@ def test_it_shows_duplicate_groups_and_findings(owner_client, home):
     assert 'data-kind="exact"' in html and "Merge these entries" in html
     assert 'data-category="relative_date"' in html and 'data-category="task_state"' in html
     assert "<mark>Yesterday</mark>" in html and "<mark>TODO</mark>" in html
-    assert "Merging the duplicates below would free 20 characters." in html
+    assert "merging them would free 20 characters." in html
 
 
 def test_the_merge_form_starts_from_the_groups_kept_entry(owner_client, home):

@@ -20,7 +20,8 @@ from tests.memory_view.helpers import write_config, write_store
 pytestmark = pytest.mark.django_db
 
 SESSION = "20260102_093000_cccccc"
-NO_RECORD = "No record in history: written by the background review, by hand, or before history was kept."
+NO_RECORD = ("An entry without a “Written …” line has no record in history: it was written by the background "
+             "review, by hand, or before history was kept.")
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +29,11 @@ def _fresh_cache():
     provenance.forget_cache()
     yield
     provenance.forget_cache()
+
+
+def _has_no_record(html: str, text: str) -> bool:
+    """The entry has no source line, and its store says once what that means."""
+    return 'class="entry__source"' not in _entry_html(html, text) and html.count(NO_RECORD) >= 1
 
 
 def _entry_html(html: str, text: str) -> str:
@@ -54,10 +60,10 @@ def test_it_shows_the_session_time_platform_and_a_link_to_the_transcript_message
     written = _entry_html(html, "Deploys go through staging first.")
     message_id = db.ids["deploy"]
     assert "in a telegram session." in written
-    assert re.search(r'<time datetime="2026-01-01T10:\d\d:\d\d\+00:00">2026-01-01 10:\d\d</time>', written)
+    assert re.search(r'<time datetime="2026-01-01T10:\d\d:\d\d\+00:00" title="Jan. 1, 2026 10:\d\d:\d\d UTC">', written)
     assert f'href="/sessions/{SESSION}/?hit={message_id}#m-{message_id}"' in written
     # The failed write does not count: that entry came from somewhere else.
-    assert NO_RECORD in _entry_html(html, "Never deployed on Fridays.")
+    assert _has_no_record(html, "Never deployed on Fridays.")
 
 
 def test_the_link_opens_the_transcript_with_that_message_marked(owner_client, home):
@@ -81,9 +87,9 @@ def test_an_entry_approved_in_the_panel_names_the_account_and_links_the_audit_en
 
     html = owner_client.get("/memory/").content.decode()
     approved = _entry_html(html, "Works in Berlin.")
-    assert f"Written in the panel by {owner.username} on" in approved
+    assert f"Written in the panel by {owner.username} <time" in approved
     assert f'href="/audit/{audit.pk}/"' in approved
-    assert NO_RECORD in _entry_html(html, "Name: Dana.")
+    assert _has_no_record(html, "Name: Dana.")
 
 
 def test_an_entry_edited_in_the_panel_is_traced_to_the_edit_and_a_hand_edit_to_nothing(owner_client, home):
@@ -95,7 +101,7 @@ def test_an_entry_edited_in_the_panel_is_traced_to_the_edit_and_a_hand_edit_to_n
     # By hand, outside the panel and the agent: the history no longer explains the text.
     write_store(home, "memory", ["Deploys go through staging first, always."])
     html = owner_client.get("/memory/").content.decode()
-    assert NO_RECORD in _entry_html(html, "Deploys go through staging first, always.")
+    assert _has_no_record(html, "Deploys go through staging first, always.")
 
 
 def test_a_viewer_sees_the_sources_too(viewer_client, home):
@@ -108,7 +114,7 @@ def test_a_viewer_sees_the_sources_too(viewer_client, home):
 def test_without_a_history_every_entry_says_no_record(owner_client, home):
     write_store(home, "memory", ["Prefers tea."])
     html = owner_client.get("/memory/").content.decode()
-    assert NO_RECORD in _entry_html(html, "Prefers tea.")
+    assert _has_no_record(html, "Prefers tea.")
 
 
 def test_the_maintenance_page_lists_entries_older_than_the_chosen_age(owner_client, home):

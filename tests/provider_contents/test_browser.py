@@ -73,3 +73,65 @@ def test_it_reads_well_on_a_phone_and_a_desktop(browser, live_server, owner, fac
         assert "2 facts" in page.locator("#contents-results").inner_text()
     finally:
         context.close()
+
+
+def test_it_marks_an_entrys_copy_without_a_reload_when_the_agent_stores_it(signed_in_page, live_server, facts):
+    """Another process (the plugin's own statements) stores the copy of an entry while the memory
+    page is open: the "also in" mark appears through the live update, no reload, and is a link
+    reached with the keyboard."""
+    import subprocess
+    import sys
+
+    from memory_core import add_entry
+
+    assert add_entry(home=facts.parent, target="memory", content="Backups run at 02:00.")["success"]
+    page = signed_in_page
+    page.goto(f"{live_server.url}/memory/")
+    page.wait_for_function("() => document.querySelector('#memory-live-status').dataset.state === 'live'")
+    entries = page.locator("#entries-memory")
+    expect(entries).to_contain_text("Backups run at 02:00.")
+    expect(entries).not_to_contain_text("also in holographic, fact 7")
+    page.evaluate("window.__notReloaded = true")
+
+    script = ("import sys; from pathlib import Path; from tests.provider_contents import store as s;"
+              " c = s.connect(Path(sys.argv[1])); s.add_fact(c, sys.argv[2]); c.close()")
+    subprocess.run([sys.executable, "-c", script, str(facts), "Backups run at 02:00."], check=True,
+                   cwd=Path(__file__).resolve().parents[2], timeout=60)
+
+    mark = entries.get_by_role("link", name="also in holographic, fact 7")
+    expect(mark).to_be_visible(timeout=60_000)  # a safety net against a hang only
+    assert page.evaluate("window.__notReloaded") is True
+    mark.focus()
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/contents/holographic/7/")
+    expect(page.locator("main")).to_contain_text("Backups run at 02:00.")
+
+
+def test_it_replaces_an_entry_and_updates_its_copy_without_javascript_by_keyboard(browser, live_server, owner, facts):
+    from tests.conftest import PASSWORD
+
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US", java_script_enabled=False)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{live_server.url}/")
+        page.goto(f"{live_server.url}/memory/")
+        entry = page.locator("#entries-memory li, #entries-memory article").filter(
+            has_text="Deploys go out on Fridays.").first
+        entry.get_by_role("link", name="Edit").first.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/edit/**")
+        expect(page.get_by_role("radio", name="Update the copy to the new text (as holographic updates an item)")
+               ).to_be_checked()
+        page.get_by_role("textbox").fill("Deploys go out on Thursdays.")
+        page.get_by_role("button", name="Save entry").focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"{live_server.url}/memory/**")
+        expect(page.locator("body")).to_contain_text("holographic: its copy (fact 3) now holds the new text too.")
+        expect(page.get_by_role("link", name="also in holographic, fact 3")).to_be_visible()
+    finally:
+        context.close()
+    assert "Deploys go out on Thursdays." in [r[1] for r in plugin.dump(facts)["facts"]]

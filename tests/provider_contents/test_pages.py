@@ -86,7 +86,7 @@ def test_it_lists_copies_left_behind_and_cleans_them_up(owner_client, facts):
 
 
 def test_it_says_plainly_when_a_provider_cannot_be_reached(owner_client, home):
-    for name in ("mem0", "honcho", "openviking", "retaindb", "supermemory", "hindsight"):
+    for name in ("mem0", "honcho", "openviking", "retaindb", "supermemory"):
         page = owner_client.get(f"/contents/{name}/").content.decode()
         assert "cannot show what" in page and "What would be needed" in page and "<form" not in page.split("<main")[-1]
     assert owner_client.get("/contents/nosuch/").status_code == 404

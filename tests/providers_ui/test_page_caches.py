@@ -99,7 +99,7 @@ def test_it_shows_a_secret_set_in_env_on_the_next_list_and_provider_page(owner_c
 
     listing = page(owner_client, "/providers/")
     card = listing.split('id="provider-cachy"')[1].split("</li>")[0]
-    assert "Configured" in card and "Needs configuration" not in card
+    assert "Ready" in card and "Needs configuration" not in card
     assert 'badge badge--ok">Set<' in page(owner_client, "/providers/cachy/")
 
 
