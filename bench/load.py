@@ -34,6 +34,7 @@ and the clients share the machine's cores, so the figures are a floor, not the s
 from __future__ import annotations
 
 import argparse
+import contextlib
 import http.client
 import http.cookiejar
 import json
@@ -337,6 +338,11 @@ class Streams:
 
     def close(self) -> None:
         for connection in self.connections:
+            # The reader thread's response still holds the socket's file: close() alone would leave
+            # the socket open (no FIN reaches the server) until that thread lets go of it.
+            if connection.sock is not None:
+                with contextlib.suppress(OSError):
+                    connection.sock.shutdown(socket.SHUT_RDWR)
             connection.close()
 
 

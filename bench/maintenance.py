@@ -175,6 +175,7 @@ def _time_provenance(home: Path, runs: int) -> None:
     import sqlite3
 
     from admin_panel.selectors import provenance
+    from memory_core import caching
     from memory_core.history import open_history
     from memory_core.history.memory_writes import read_counts, read_memory_history_full
     from memory_core.state import read_store_state
@@ -193,7 +194,7 @@ def _time_provenance(home: Path, runs: int) -> None:
             found = read_memory_history_full(history)
         reads.append((time.perf_counter() - started) * 1000)
         reads_cpu.append((time.process_time() - started_cpu) * 1000)
-    provenance.forget_cache()
+    caching.clear_all()
     started = time.perf_counter()
     sources = provenance.entry_sources(home=home, stores=stores)
     first.append((time.perf_counter() - started) * 1000)

@@ -66,13 +66,14 @@ def user_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 @pytest.fixture(autouse=True)
-def fresh_schema_cache() -> Iterator[None]:
-    """Schema files are cached per process; each test starts and ends with an empty cache."""
-    from provider_schemas.loading.loader import clear_schema_cache
+def fresh_caches() -> Iterator[None]:
+    """Schemas, file reads and history reads are cached per process (docs/caching.md); each test
+    starts and ends with every cache empty."""
+    from memory_core import caching
 
-    clear_schema_cache()
+    caching.clear_all()
     yield
-    clear_schema_cache()
+    caching.clear_all()
 
 
 @pytest.fixture(autouse=True)

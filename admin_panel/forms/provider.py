@@ -334,20 +334,6 @@ class FieldRow:
         """The control, rendered by its Django widget (only when the row's HTML is not reused)."""
         return render_control(self.control)
 
-    def render_key(self, oob: bool = False) -> tuple[Any, ...]:
-        """Everything the partial reads, as a hashable value (the rendering cache key)."""
-        # Every attribute is plain data (str, bool, int, lists/tuples of them), so its repr is an
-        # exact and cheap key. ``ui`` depends only on the active language, which the cache key
-        # holds separately. Rows are not changed once built, so the text is worked out once.
-        text = self.__dict__.get("_key_text")
-        if text is None:
-            text = repr([v for k, v in self.__dict__.items() if k not in _NOT_RENDERED])
-            self.__dict__["_key_text"] = text
-        return (oob, text)
-
-
-_NOT_RENDERED = frozenset({"state", "ui", "_key_text"})
-
 
 def when_conditions(state: Any, by_key: Mapping[str, Any]) -> list[str]:
     """["Mode is Local Embedded", ...] for a field's ``when`` (labels, not raw values, where known)."""

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import os
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -23,16 +22,19 @@ from django.urls import get_script_prefix, reverse
 
 from admin_panel.models import AuditEntry
 from admin_panel.selectors.sessions import _file_stamp, epoch
+from memory_core.caching import MISSING, KeyedCache, home_key
 from memory_core.history import HistoryUnavailable, open_history, state_db_path
-from memory_core.history.memory_writes import MemoryHistory, forget_kept, read_memory_history
+from memory_core.history.memory_writes import MemoryHistory, read_memory_history
 from memory_core.maintenance.provenance import PANEL, EntrySource, MemoryOp, WriteEvent, parse_arguments, trace_entries
 
-_lock = threading.Lock()
-_histories: dict[str, tuple[tuple, MemoryHistory | None, str]] = {}
-_traces: dict[str, tuple[tuple, dict[str, dict[str, EntrySource]]]] = {}
-_views: dict[str, tuple[dict[str, dict[str, EntrySource]], dict[str, dict[str, SourceView]]]] = {}
+# state.db's real path -> (history, state) under the file's stamp (state.db and its log).
+_histories = KeyedCache("memory writes of the history", size=16)
 # A trace is reused for this long at most (ages move on even when nothing else does).
 _TRACE_SECONDS = 60.0
+# home -> (fingerprint, trace) under (history stamp, last audit row, the entries traced).
+_traces = KeyedCache("traced entry sources", size=16, max_age=_TRACE_SECONDS)
+# (home, script prefix) -> the trace shaped for the pages, under the trace's own fingerprint.
+_views = KeyedCache("entry sources as shown", size=16)
 
 
 def memory_history(*, home: Path) -> tuple[MemoryHistory | None, str]:
@@ -40,19 +42,16 @@ def memory_history(*, home: Path) -> tuple[MemoryHistory | None, str]:
     else a ``HistoryUnavailable`` state such as ``missing``)."""
     path = state_db_path(home)
     key, stamp = os.path.realpath(path), _file_stamp(path)
-    with _lock:
-        hit = _histories.get(key)
-    if hit is not None and hit[0] == stamp:
-        return hit[1], hit[2]
+    hit = _histories.get(key, stamp)
+    if hit is not MISSING:
+        return hit
     try:
         with open_history(home) as history:
             found: MemoryHistory | None = read_memory_history(history)
         state = ""
     except HistoryUnavailable as exc:
         found, state = None, exc.state
-    with _lock:
-        _histories[key] = (stamp, found, state)
-    return found, state
+    return _histories.put(key, stamp, (found, state))
 
 
 def _texts(value: Any) -> list[str]:
@@ -107,32 +106,25 @@ def panel_writes(*, home: Path) -> list[WriteEvent]:
     return events
 
 
-def entry_sources(*, home: Path, stores: Mapping[str, Sequence[str]]) -> dict[str, dict[str, EntrySource]]:
-    """``{target: {entry text: EntrySource}}`` for the entries a recorded write produced."""
+def _trace(*, home: Path, stores: Mapping[str, Sequence[str]]) -> tuple[tuple, dict[str, dict[str, EntrySource]]]:
     found, _state = memory_history(home=home)
     last_audit = AuditEntry.objects.filter(home=str(home)).aggregate(last=Max("pk"))["last"]
-    key = (_file_stamp(state_db_path(home)), last_audit,
-           tuple((target, tuple(texts)) for target, texts in sorted(stores.items())))
-    home_key = os.path.realpath(home)
-    now = time.time()
-    with _lock:
-        hit = _traces.get(home_key)
-    if hit is not None and hit[0][:-1] == key and now - hit[0][-1] < _TRACE_SECONDS:
-        return hit[1]
+    fingerprint = (_file_stamp(state_db_path(home)), last_audit,
+                   tuple((target, tuple(texts)) for target, texts in sorted(stores.items())))
+    key = home_key(home)
+    hit = _traces.get(key, fingerprint)
+    if hit is not MISSING:
+        return hit
     events = list(found.writes) if found is not None else []
     events += panel_writes(home=home)
-    traced = trace_entries(stores, events, now=now)
-    with _lock:
-        _traces[home_key] = ((*key, now), traced)
-    return traced
+    # A new trace is a new version even under the same inputs: its ages were worked out again.
+    now = time.time()
+    return _traces.put(key, fingerprint, ((*fingerprint, now), trace_entries(stores, events, now=now)))
 
 
-def forget_cache() -> None:
-    forget_kept()
-    with _lock:
-        _histories.clear()
-        _traces.clear()
-        _views.clear()
+def entry_sources(*, home: Path, stores: Mapping[str, Sequence[str]]) -> dict[str, dict[str, EntrySource]]:
+    """``{target: {entry text: EntrySource}}`` for the entries a recorded write produced."""
+    return _trace(home=home, stores=stores)[1]
 
 
 @dataclass(frozen=True)
@@ -177,13 +169,10 @@ def source_view(source: EntrySource) -> SourceView:
 
 def source_views(*, home: Path, stores: Mapping[str, Sequence[str]]) -> dict[str, dict[str, SourceView]]:
     """``entry_sources`` shaped for the pages (kept as long as the trace is)."""
-    traced = entry_sources(home=home, stores=stores)
-    key = os.path.realpath(home)
-    with _lock:
-        hit = _views.get(key)
-    if hit is not None and hit[0] is traced:
-        return hit[1]
-    views = {target: {text: source_view(source) for text, source in found.items()} for target, found in traced.items()}
-    with _lock:
-        _views[key] = (traced, views)
-    return views
+    version, traced = _trace(home=home, stores=stores)
+    return _views.get_or_compute(
+        (home_key(home), get_script_prefix()),
+        version,
+        lambda: {target: {text: source_view(source) for text, source in found.items()}
+                 for target, found in traced.items()},
+    )

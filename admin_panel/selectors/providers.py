@@ -7,9 +7,6 @@ store a home uses and when the panel last wrote each secret.
 
 from __future__ import annotations
 
-import os
-import threading
-import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,6 +15,8 @@ from django.conf import settings
 
 import provider_schemas
 from admin_panel.models import HomePreference, SecretWrite
+from memory_core import caching
+from memory_core.caching import MISSING, KeyedCache
 from memory_core.fingerprints import fingerprint_of
 from memory_core.state import read_all_states
 
@@ -27,7 +26,7 @@ SECRET_STORES = ("env_file", "keyring")
 
 def home_key(home: Path) -> str:
     """How a home is named in the panel's database (resolved, so symlinks do not split it)."""
-    return os.path.realpath(home)
+    return caching.home_key(home)
 
 
 def default_secret_store() -> str:
@@ -36,17 +35,11 @@ def default_secret_store() -> str:
 
 
 # Reads of the two per-home panel records are cached briefly in this process: a provider page or
-# API GET then costs no database query for them. Writes in this process drop the entry at once;
-# the short lifetime bounds staleness when several panel processes share a database. Write paths
-# always read fresh (``fresh=True``).
+# API GET then costs no database query for them. Writes in this process drop the entry at once
+# (``caching.forget_home``); the short lifetime bounds staleness when several panel processes share
+# a database. Write paths always read fresh (``fresh=True``).
 _CACHE_SECONDS = 2.0
-_cache_lock = threading.Lock()
-_cache: dict[str, tuple[float, str, dict[str, str]]] = {}
-
-
-def forget_home_cache(home: Path) -> None:
-    with _cache_lock:
-        _cache.pop(home_key(home), None)
+_prefs_cache = KeyedCache("secret-store choice and set_at per home", size=64, max_age=_CACHE_SECONDS)
 
 
 def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
@@ -58,15 +51,8 @@ def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
 
 def _prefs(home: Path, *, fresh: bool) -> tuple[str, dict[str, str]]:
     key = home_key(home)
-    now = time.monotonic()
-    if not fresh:
-        with _cache_lock:
-            hit = _cache.get(key)
-        if hit is not None and hit[0] > now:
-            return hit[1], dict(hit[2])
-    store, set_at = _load_prefs(key)
-    with _cache_lock:
-        _cache[key] = (now + _CACHE_SECONDS, store, set_at)
+    hit = MISSING if fresh else _prefs_cache.get(key, None)
+    store, set_at = hit if hit is not MISSING else _prefs_cache.put(key, None, _load_prefs(key))
     return store, dict(set_at)
 
 

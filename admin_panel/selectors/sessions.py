@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -19,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from admin_panel.forms.query import MAX_PAGE, clamped_query_int
+from memory_core.caching import KeyedCache, file_signature, home_key
 from memory_core.fingerprints import database_fingerprint, stat_token
 from memory_core.history import Capabilities, History, HistoryUnavailable, open_history, state_db_path
 from memory_core.history import sessions as history_sessions
@@ -30,29 +29,27 @@ from memory_core.secret_masking import SecretMasker
 from provider_schemas.reading.secret_values import stored_secret_values
 
 SNIPPET_MARKERS = (">>>", "<<<")
+# The keyring has no version to compare: its part of the masker is at most this old (the panel's own
+# secret writes drop the home's entries at once, docs/caching.md).
 _CACHE_SECONDS = 5.0
-_lock = threading.Lock()
-_maskers: dict[str, tuple[float, SecretMasker]] = {}
-_secret_maps: dict[tuple[str, tuple], tuple[float, dict[str, list[str]]]] = {}
+# home -> its masker, under .env's stat signature.
+_maskers = KeyedCache("secret maskers", size=64, max_age=_CACHE_SECONDS)
+# home -> the sessions holding a secret, under the file's stamp and the masker's secrets.
+_secret_maps = KeyedCache("sessions holding a secret", size=64, max_age=_CACHE_SECONDS)
+
+
+def _env_signature(home: Path) -> tuple[int, ...] | None:
+    try:
+        return file_signature(os.stat(Path(home) / ".env"))
+    except OSError:
+        return None
 
 
 def secret_masker(*, home: Path) -> SecretMasker:
-    key = str(home)  # not resolved: pages showing many texts ask for it once per text
-    now = time.monotonic()
-    with _lock:
-        hit = _maskers.get(key)
-    if hit is not None and hit[0] > now:
-        return hit[1]
-    masker = SecretMasker(stored_secret_values(home=Path(home)))
-    with _lock:
-        _maskers[key] = (now + _CACHE_SECONDS, masker)
-    return masker
-
-
-def forget_cache() -> None:
-    with _lock:
-        _maskers.clear()
-        _secret_maps.clear()
+    # Keyed by the home as given, not resolved: pages showing many texts ask for it once per text.
+    return _maskers.get_or_compute(
+        str(home), _env_signature(home), lambda: SecretMasker(stored_secret_values(home=Path(home)))
+    )
 
 
 def history_paths(*, home: Path) -> tuple[Path, Path]:
@@ -76,16 +73,11 @@ def secret_sessions(history: History, *, home: Path, masker: SecretMasker) -> di
     """``{ENV_NAME: [session ids]}``, cached while the file and the secrets are unchanged."""
     if not masker:
         return {}
-    key = (os.path.realpath(state_db_path(home)), (_file_stamp(history.path), masker.names, len(masker.forms)))
-    now = time.monotonic()
-    with _lock:
-        hit = _secret_maps.get(key)
-    if hit is not None and hit[0] > now:
-        return hit[1]
-    found = sessions_with_secrets(history, masker)
-    with _lock:
-        _secret_maps[key] = (now + _CACHE_SECONDS, found)
-    return found
+    return _secret_maps.get_or_compute(
+        home_key(home),
+        (_file_stamp(history.path), masker.names, len(masker.forms)),
+        lambda: sessions_with_secrets(history, masker),
+    )
 
 
 def secrets_by_session(found: dict[str, list[str]]) -> dict[str, list[str]]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -159,21 +160,27 @@ def undo_change(*, home: Path, user: User, offer: dict[str, Any]) -> Maintenance
 
 
 def record_budget_samples(*, home: Path, states: list[StoreState]) -> None:
-    """Record each readable store's count if it differs from that store's last sample."""
-    now = timezone.now()
+    """Record each readable store's count if it differs from that store's last sample.
+
+    Several recorders see the same store at once (the change feed's sampler thread, a request
+    thread showing the Memory or Maintenance page, another panel process on the same database):
+    the look at the last sample and the insert are one write transaction (``BEGIN IMMEDIATE``, the
+    database's ``transaction_mode``), so a second recorder reads the first one's sample and adds
+    no copy of it."""
     for state in states:
         if not state.readable:
             continue
-        last = (
-            BudgetSample.objects.filter(home=str(home), target=state.target)
-            .order_by("-recorded_at", "-pk")
-            .values_list("chars", "limit")
-            .first()
-        )
-        if last != (state.total_chars, state.limit):
-            BudgetSample.objects.create(
-                home=str(home), target=state.target, chars=state.total_chars, limit=state.limit, recorded_at=now
+        with transaction.atomic():
+            last = (
+                BudgetSample.objects.filter(home=str(home), target=state.target)
+                .order_by("-recorded_at", "-pk")
+                .values_list("chars", "limit")
+                .first()
             )
+            if last != (state.total_chars, state.limit):
+                # Taken inside the transaction, so samples are in the order they were written.
+                BudgetSample.objects.create(home=str(home), target=state.target, chars=state.total_chars,
+                                            limit=state.limit, recorded_at=timezone.now())
 
 
 def record_budget_on_store_changes(*, home: Path, feed: ChangeFeed | None = None) -> Subscription:

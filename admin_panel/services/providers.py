@@ -24,12 +24,12 @@ from admin_panel.models import AuditEntry, HomePreference, SecretWrite
 from admin_panel.selectors.providers import (
     SECRET_STORE_KEY,
     SECRET_STORES,
-    forget_home_cache,
     home_key,
     secret_store_for,
 )
 from admin_panel.services import audit
 from admin_panel.services.outcomes import SAVED, WRITE_ERRORS, Outcome, from_plan, outcome_of
+from memory_core import caching
 from provider_schemas.saving import secret_moves
 from provider_schemas.secret_stores.probe import require_keyring
 
@@ -52,7 +52,7 @@ def set_secret_store(
         require_keyring(home=home)
     old = secret_store_for(home=home, fresh=True)
     HomePreference.objects.update_or_create(home=home_key(home), key=SECRET_STORE_KEY, defaults={"value": store})
-    forget_home_cache(home)
+    caching.forget_home(home)
     if old != store:  # choosing the store already in use changes nothing: no entry
         audit.record(
             user=user,
@@ -84,7 +84,7 @@ def move_secrets(
         old = secret_store_for(home=plan.home, fresh=True)
         HomePreference.objects.update_or_create(home=home_key(plan.home), key=SECRET_STORE_KEY,
                                                 defaults={"value": to})
-        forget_home_cache(plan.home)
+        caching.forget_home(plan.home)
         if plan.variables or old != to:
             audit.record(
                 user=user,
@@ -109,7 +109,7 @@ def finish_interrupted_secret_move(*, home: Path) -> secret_moves.GroupRecovery 
         old = secret_store_for(home=each, fresh=True)
         HomePreference.objects.update_or_create(home=home_key(each), key=SECRET_STORE_KEY,
                                                 defaults={"value": recovery.to})
-        forget_home_cache(each)
+        caching.forget_home(each)
         audit.record(
             user=None,
             channel="command",
@@ -131,7 +131,7 @@ def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterab
     cleared = list(cleared)
     if cleared:
         SecretWrite.objects.filter(home=key, variable__in=cleared).delete()
-    forget_home_cache(home)
+    caching.forget_home(home)
 
 
 # --- provider settings ----------------------------------------------------------------------------

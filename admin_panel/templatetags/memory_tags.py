@@ -7,8 +7,6 @@ with :func:`django.utils.html.escape` first and only then joined with the panel'
 from __future__ import annotations
 
 import itertools
-import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +14,9 @@ from typing import Any
 
 from django import template
 from django.conf import settings
+from django.dispatch import receiver
 from django.template.loader import render_to_string
+from django.utils.autoreload import file_changed
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import get_language, ngettext
@@ -24,6 +24,8 @@ from django.utils.translation import gettext as _
 
 from admin_panel.selectors.sessions import secret_masker
 from admin_panel.templatetags.dates import when
+from memory_core import caching
+from memory_core.caching import KeyedCache
 from memory_core.secret_masking import SecretMasker, placeholder
 from memory_core.threats import INVISIBLE_CHARS
 
@@ -153,37 +155,18 @@ def blocked_label(pattern_ids: Sequence[str]) -> str:
     return _("Blocked: %(ids)s") % {"ids": ", ".join(pattern_ids)}
 
 
-class _RenderedEntries:
-    """Rendered entry items, kept across requests: an entry's markup only depends on the values
-    in the key, and a poll re-renders every entry although usually one of them is new. Bounded
-    (least recently used out) and shared by the server's threads."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self._items: OrderedDict[tuple[Any, ...], SafeString] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: tuple[Any, ...]) -> SafeString | None:
-        with self._lock:
-            found = self._items.get(key)
-            if found is not None:
-                self._items.move_to_end(key)
-            return found
-
-    def clear(self) -> None:
-        with self._lock:
-            self._items.clear()
-
-    def put(self, key: tuple[Any, ...], html: SafeString) -> None:
-        with self._lock:
-            self._items[key] = html
-            self._items.move_to_end(key)
-            while len(self._items) > self.size:
-                self._items.popitem(last=False)
+# Rendered entry items and sources, kept across requests: an item's markup depends only on the
+# values in its key (listed where the key is built), and a poll re-renders every entry although
+# usually one of them is new. The templates are part of the code: a running ``serve`` never sees
+# them change; the development server's reloader does, and then every cache is emptied.
+_rendered_entries = KeyedCache("rendered memory entries", size=4096)
+_rendered_sources = KeyedCache("rendered entry sources", size=4096)
 
 
-_rendered_entries = _RenderedEntries(size=4096)
-_rendered_sources = _RenderedEntries(size=4096)
+@receiver(file_changed)
+def _forget_renderings(sender: Any, file_path: Path, **kwargs: Any) -> None:
+    if Path(file_path).suffix == ".html":
+        caching.clear_all()
 
 
 @register.simple_tag
@@ -193,11 +176,9 @@ def entry_source(source: Any) -> SafeString:
     # The relative time ("3 hours ago") is part of the key: it changes while the source does not.
     shown = when(source.at) if source is not None else None
     key = (source.url, shown, source.source, source.actor) if source is not None else None, get_language()
-    html = None if settings.DEBUG else _rendered_sources.get(key)
-    if html is None:
-        html = render_to_string("memory/partials/_entry_source.html", {"source": source})
-        _rendered_sources.put(key, html)
-    return html
+    return _rendered_sources.get_or_compute(
+        key, None, lambda: render_to_string("memory/partials/_entry_source.html", {"source": source})
+    )
 
 
 @register.simple_tag(takes_context=True)
@@ -215,22 +196,16 @@ def entry_item(context: template.Context, row: Any, store: Any, number: int) -> 
     shown = masked(row.text)  # the text's digest is in the ref, but masking depends on the secrets
     key = (row.ref, shown, row.view.share_of_budget, store.file_name, number, edit_url, delete_url, written,
            get_language(), tuple(sorted(copy.items())) if copy else None)
-    html = None if settings.DEBUG else _rendered_entries.get(key)
-    if html is None:
-        html = render_to_string(
-            "memory/partials/_entry.html",
-            {
-                "row": row,
-                "number": number,
-                "file_name": store.file_name,
-                "can_write": can_write,
-                "edit_url": edit_url,
-                "delete_url": delete_url,
-                "copy": copy,
-            },
-        )
-        _rendered_entries.put(key, html)
-    return html
+    values = {
+        "row": row,
+        "number": number,
+        "file_name": store.file_name,
+        "can_write": can_write,
+        "edit_url": edit_url,
+        "delete_url": delete_url,
+        "copy": copy,
+    }
+    return _rendered_entries.get_or_compute(key, None, lambda: render_to_string("memory/partials/_entry.html", values))
 
 
 @register.filter

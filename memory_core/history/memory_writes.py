@@ -32,6 +32,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from memory_core.caching import MISSING, KeyedCache
 from memory_core.history.db import History
 from memory_core.maintenance.provenance import TOOL, WriteEvent, parse_arguments, parse_result, result_wrote
 
@@ -330,8 +331,9 @@ def _fold(found: _Rows) -> MemoryHistory:
 # -- the per-file cache ------------------------------------------------------------------------------
 
 _lock = threading.Lock()
-# realpath of state.db -> (identity: (device, inode, table shape), rows, folded history)
-_kept: dict[str, tuple[tuple, _Rows, MemoryHistory]] = {}
+# realpath of state.db -> (rows, folded history) under the file's identity (device, inode, table
+# shape); the rows are then checked and extended, never trusted blindly (see the module docstring).
+_kept = KeyedCache("memory writes read from state.db", size=16)
 _stats = {"full": 0, "incremental": 0}  # how reads were served (tests and the benchmark look)
 
 
@@ -372,30 +374,29 @@ def read_memory_history(history: History) -> MemoryHistory:
     """Every recorded memory write of ``history``; after the first read of a file only the rows
     appended since are fetched (see the module docstring)."""
     ident = _identity(history)
-    with _lock:
-        hit = _kept.get(ident[0]) if ident is not None else None
+    hit = _kept.get(ident[0], ident[1]) if ident is not None else MISSING
     with _Snapshot(history):
-        if hit is not None and hit[0] == ident[1] and _unchanged(history, hit[1]):
-            if _high(history) == hit[1].high:
-                return hit[2]
-            rows = _extend(history, hit[1])
+        if hit is not MISSING and _unchanged(history, hit[0]):
+            if _high(history) == hit[0].high:
+                return hit[1]
+            rows = _extend(history, hit[0])
             kind = "incremental"
         else:
             rows = _full_read(history)
             kind = "full"
     # Turns without a memory call add no row that matters: the last fold still stands.
-    folded = hit[2] if kind == "incremental" and not rows.changes else _fold(rows)
+    folded = hit[1] if kind == "incremental" and not rows.changes else _fold(rows)
     if ident is not None:
+        _kept.put(ident[0], ident[1], (rows, folded))
         with _lock:
-            _kept[ident[0]] = (ident[1], rows, folded)
             _stats[kind] += 1
     return folded
 
 
 def forget_kept() -> None:
-    """Drop every kept read (tests; the benchmark's cold figures)."""
+    """Drop every kept read and its counters (the tests of this module count reads from nothing)."""
+    _kept.clear()
     with _lock:
-        _kept.clear()
         _stats.update(full=0, incremental=0)
 
 

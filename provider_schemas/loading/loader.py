@@ -22,6 +22,7 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
+from memory_core.caching import MISSING, KeyedCache
 from provider_schemas import config_schema as declaration_module
 from provider_schemas.config_schema import ProviderConfigSchema
 from provider_schemas.errors import SchemaErrorInfo, SchemaLoadError
@@ -60,10 +61,15 @@ class _Deadline:
             raise _LoadTimeout
         return self
 
-# One lock for the sys.modules swap (process-wide state) and the cache.
+# One lock for the sys.modules swap (process-wide state) and the cache's lookups.
 _import_lock = threading.RLock()
-_cache: dict[str, tuple[int, int, ProviderConfigSchema]] = {}
-_timed_out: dict[str, tuple[int, int, SchemaErrorInfo]] = {}
+# Resolved path → the loaded schema, or the load that ran out of time, under (mtime_ns, size).
+_schemas = KeyedCache("provider schemas", size=1024)
+
+
+@dataclass(frozen=True)
+class _Stuck:
+    info: SchemaErrorInfo
 
 
 @dataclass(frozen=True)
@@ -78,13 +84,12 @@ _stats = {"hits": 0, "loads": 0}
 
 def cache_stats() -> CacheStats:
     with _import_lock:
-        return CacheStats(entries=len(_cache), hits=_stats["hits"], loads=_stats["loads"])
+        return CacheStats(entries=len(_schemas), hits=_stats["hits"], loads=_stats["loads"])
 
 
 def clear_schema_cache() -> None:
-    with _import_lock:
-        _cache.clear()
-        _timed_out.clear()
+    """Forget every loaded schema (``caching.clear_all`` does it too): the next lookup runs the file."""
+    _schemas.clear()
 
 
 def _alias_modules() -> dict[str, types.ModuleType]:
@@ -214,19 +219,18 @@ def load_schema(
     # Looked up under the lock that runs schema code, so a caller that waited for another's load
     # of the same file gets that answer instead of running the file again.
     with _import_lock:
-        hit = _cache.get(key)
-        if hit is not None and hit[0] == st.st_mtime_ns and hit[1] == st.st_size:
-            _stats["hits"] += 1
-            return hit[2]
-        stuck = _timed_out.get(key)
-        if stuck is not None and stuck[0] == st.st_mtime_ns and stuck[1] == st.st_size:
-            info = stuck[2]
+        hit = _schemas.get(key, (st.st_mtime_ns, st.st_size))
+        if isinstance(hit, _Stuck):
+            info = hit.info
             raise _SchemaLoadTimeout(type=info.type, message=info.message, line=info.line, path=display)
+        if hit is not MISSING:
+            _stats["hits"] += 1
+            return hit
         source, exec_stat = read_source(resolved, display=display)
         try:
             obj = run_schema_code(source, filename=str(resolved), name=expected, display=display)
         except _SchemaLoadTimeout as exc:
-            _timed_out[key] = (exec_stat.st_mtime_ns, exec_stat.st_size, exc.info)
+            _schemas.put(key, (exec_stat.st_mtime_ns, exec_stat.st_size), _Stuck(exc.info))
             raise
     try:
         schema = check_schema(obj, expected_name=expected)
@@ -236,7 +240,6 @@ def load_schema(
         ) from None
     with _import_lock:
         _stats["loads"] += 1
-        # One entry per path: an older version of the file is dropped.
-        _cache[key] = (exec_stat.st_mtime_ns, exec_stat.st_size, schema)
-        _timed_out.pop(key, None)
+        # One entry per path: an older version of the file, or its stuck load, is replaced.
+        _schemas.put(key, (exec_stat.st_mtime_ns, exec_stat.st_size), schema)
     return schema

@@ -12,10 +12,9 @@ import pytest
 
 from admin_panel.change_feed import ChangeFeed
 from admin_panel.models import BudgetSample
-from admin_panel.selectors import provenance
 from admin_panel.selectors.maintenance import FORECAST_WINDOW, MAX_CHART_POINTS, budget_history
 from admin_panel.services.maintenance import record_budget_on_store_changes
-from memory_core import add_entry
+from memory_core import add_entry, caching
 from memory_core.state import read_store_state
 from tests.maintenance.history_builder import HistoryBuilder, success
 from tests.memory_view.workers import add_after
@@ -65,7 +64,7 @@ def test_the_chart_shows_at_most_its_number_of_points_and_always_the_last(home):
 
 
 def test_the_writes_recorded_in_state_db_join_the_panels_samples(home):
-    provenance.forget_cache()
+    caching.clear_all()
     db = HistoryBuilder(home)
     db.session("20261120_120000_aaaaaa", source="cli")
     day = 86400
@@ -85,7 +84,7 @@ def test_the_writes_recorded_in_state_db_join_the_panels_samples(home):
         (NOW - timedelta(days=12), 600), (NOW - timedelta(days=10), 800),
         (NOW - timedelta(days=8), 1000), (NOW, 1600)]
     assert history.rate_per_day == pytest.approx(1000 / 12)  # the failed write is not a point
-    provenance.forget_cache()
+    caching.clear_all()
 
 
 def _wait_for(condition, what: str) -> None:
@@ -154,3 +153,58 @@ def test_it_lets_a_page_read_the_samples_while_the_sampler_thread_is_writing_one
         done.set()
         thread.join(60)
     assert BudgetSample.objects.filter(home=str(home)).count() == 2
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_records_a_store_size_once_when_two_threads_record_it_at_the_same_moment(home):
+    """The change feed's sampler and a page's request both record the size they saw. The second
+    recorder must see the first one's sample, even when it looks while the first is inserting
+    (the flaky budget-feed test's MultipleObjectsReturned: two rows of one size)."""
+    from django.db import connection
+
+    from admin_panel.services.maintenance import record_budget_samples
+
+    add_entry(home=home, target="memory", content="The panel runs on port 8000.")
+    state = read_store_state(home=home, target="memory")
+    first_inserting, second_stepped, go = threading.Event(), threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def hold_before_inserting(execute, sql, params, many, context):
+        if sql.startswith("INSERT") and "budgetsample" in sql:
+            first_inserting.set()
+            go.wait(60)  # a safety net against a hang only
+        return execute(sql, params, many, context)
+
+    def report_a_wait_or_an_insert(execute, sql, params, many, context):
+        if sql.startswith("BEGIN"):
+            second_stepped.set()  # it waits here for the first recorder's transaction
+            return execute(sql, params, many, context)
+        result = execute(sql, params, many, context)
+        if sql.startswith("INSERT"):
+            second_stepped.set()  # it inserted without waiting for the first recorder
+        return result
+
+    def recorder(wrapper) -> None:
+        try:
+            with connection.execute_wrapper(wrapper):
+                record_budget_samples(home=home, states=[state])
+        except BaseException as exc:  # reported by the test's thread below
+            errors.append(exc)
+        finally:
+            connection.close()
+
+    first = threading.Thread(target=recorder, args=(hold_before_inserting,))
+    first.start()
+    second = threading.Thread(target=recorder, args=(report_a_wait_or_an_insert,))
+    try:
+        assert first_inserting.wait(60)
+        second.start()
+        assert second_stepped.wait(60)
+    finally:
+        go.set()
+        first.join(60)
+        if second.is_alive() or second.ident is not None:
+            second.join(60)
+    assert errors == []
+    assert list(BudgetSample.objects.filter(home=str(home), target="memory").values_list("chars", flat=True)) == [
+        state.total_chars]

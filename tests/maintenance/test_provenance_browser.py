@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from admin_panel.selectors import provenance
+from memory_core import caching
 from tests.conftest import PASSWORD, keep_for_docs, screenshot
 from tests.maintenance.history_builder import HistoryBuilder, success
 from tests.memory_view.helpers import write_store
@@ -39,7 +39,7 @@ def _history(home) -> HistoryBuilder:
 
 
 def test_it_follows_an_entrys_source_link_to_the_transcript_message(page, live_server, owner, home):
-    provenance.forget_cache()
+    caching.clear_all()
     db = _history(home)
     write_store(home, "memory", [ENTRY, "Written by hand."])
     write_store(home, "user", [TAKEN_BACK])
@@ -84,7 +84,7 @@ def test_it_follows_an_entrys_source_link_to_the_transcript_message(page, live_s
 
 
 def test_the_source_lines_in_chinese(browser, live_server, owner, home):
-    provenance.forget_cache()
+    caching.clear_all()
     _history(home)
     write_store(home, "memory", [ENTRY, "Written by hand."])
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="zh-CN")

@@ -11,9 +11,7 @@ import pytest
 
 from admin_panel.demo import seed_demo_home
 from admin_panel.models import AuditEntry
-from admin_panel.selectors import provenance
-from admin_panel.selectors import sessions as session_selectors
-from memory_core import stage
+from memory_core import caching, stage
 from tests.maintenance.history_builder import HistoryBuilder, success
 from tests.memory_view.helpers import write_config, write_store
 
@@ -26,9 +24,9 @@ NO_RECORD = ("An entry without a “Written …” line has no record in history
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    provenance.forget_cache()
+    caching.clear_all()
     yield
-    provenance.forget_cache()
+    caching.clear_all()
 
 
 def _has_no_record(html: str, text: str) -> bool:
@@ -148,7 +146,7 @@ def test_a_bad_age_is_explained_at_the_field_and_the_page_still_shows(owner_clie
 
 def test_the_demo_shows_provenance_links_and_a_masked_secret(owner_client, home):
     seed_demo_home(home)
-    session_selectors.forget_cache()
+    caching.clear_all()
     html = owner_client.get("/memory/").content.decode()
     assert "in a cli session." in _entry_html(html, "Prefers docker compose over raw docker run.")
     assert "in a telegram session." in _entry_html(html, "喜欢简洁的回答。")

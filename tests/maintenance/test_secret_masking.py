@@ -7,9 +7,8 @@ from __future__ import annotations
 import pytest
 
 from admin_panel.models import AuditEntry
-from admin_panel.selectors import sessions as session_selectors
 from admin_panel.selectors.memory import make_ref
-from memory_core import stage
+from memory_core import caching, stage
 from tests.memory_view.helpers import write_config, write_store
 
 pytestmark = pytest.mark.django_db
@@ -22,13 +21,13 @@ PLACEHOLDER = "[secret: BILLING_API_KEY]"
 @pytest.fixture
 def secret_home(home):
     (home / ".env").write_text(f"BILLING_API_KEY={SECRET}\n", encoding="utf-8")
-    session_selectors.forget_cache()
+    caching.clear_all()
     write_config(home, write_approval=True)
     write_store(home, "memory", [ENTRY, f"the billing api key is {SECRET} (staging)", "Uses uv."])
     stage(home, payload={"action": "add", "target": "memory", "content": f"Token {SECRET} for CI."},
           summary=f"add to memory: Token {SECRET} for CI.")
     yield home
-    session_selectors.forget_cache()
+    caching.clear_all()
 
 
 def _pages(client, home) -> dict[str, str]:

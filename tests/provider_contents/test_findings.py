@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from admin_panel.selectors import sessions as session_selectors
+from memory_core import caching
 from tests.memory_view.helpers import write_store
 from tests.provider_contents import store as plugin
 
@@ -21,7 +21,7 @@ PLACEHOLDER = "[secret: BACKUP_PASSPHRASE]"
 @pytest.fixture
 def facts(home: Path) -> Path:
     (home / ".env").write_text(f"BACKUP_PASSPHRASE={SECRET}\n", encoding="utf-8")
-    session_selectors.forget_cache()
+    caching.clear_all()
     (home / "config.yaml").write_text("memory:\n  provider: holographic\n")
     write_store(home, "memory", ["Uses uv."])
     conn = plugin.connect(plugin.create(home / "memory_store.db"))

@@ -1,6 +1,6 @@
-"""The provider pages reuse rendered rows, forms and cards while nothing they show has changed:
-every file edit shows on the next request, and a reused rendering is byte for byte what a fresh
-one would be (DEBUG renders without any of these caches)."""
+"""The provider pages reuse what they read from files while the files are unchanged
+(docs/caching.md): every file edit shows on the next request, and a page served from the caches
+is byte for byte what a fresh one would be."""
 
 from __future__ import annotations
 
@@ -10,16 +10,8 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings as django_settings
-from django.utils.safestring import SafeString, mark_safe
 
-from admin_panel.templatetags.provider_tags import (
-    _card_cache,
-    _row_cache,
-    _sections_cache,
-    clear_render_caches,
-    plain_repr,
-)
-from memory_core.caching import clear_read_caches
+from memory_core import caching
 from tests.edits import rewrite_same_size
 from tests.providers_ui.helpers import user_plugin, write
 
@@ -140,24 +132,7 @@ def test_it_renders_a_reused_page_exactly_as_a_fresh_one(owner_client, home, cac
     write(home / ".env", "HINDSIGHT_API_KEY=k\n")
     warm = [page(owner_client, url, language) for _ in range(3)]
 
-    clear_render_caches()
-    clear_read_caches()
+    caching.clear_all()
     fresh = page(owner_client, url, language)
 
     assert warm[0] == warm[1] == warm[2] == fresh
-
-
-def test_it_renders_without_reuse_when_debugging(owner_client, cachy, settings):
-    settings.DEBUG = True  # templates may be edited while debugging: every row is rendered
-    clear_render_caches()
-    first = page(owner_client, "/providers/cachy/")
-    assert first == page(owner_client, "/providers/cachy/")
-    assert not any(cache for cache in (_row_cache, _sections_cache, _card_cache))
-
-
-def test_it_keys_safe_text_apart_from_plain_text_and_refuses_objects():
-    assert plain_repr({"a": [1, "x", None, True, 1.5]}) == repr({"a": [1, "x", None, True, 1.5]})
-    assert plain_repr(mark_safe("<b>")) != plain_repr("<b>")
-    assert plain_repr([SafeString("x")]) != plain_repr(["x"])
-    assert plain_repr(1) != plain_repr(True) != plain_repr(1.0)
-    assert plain_repr({"k": object()}) is None

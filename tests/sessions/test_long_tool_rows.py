@@ -10,7 +10,7 @@ import time
 
 import pytest
 
-from admin_panel.selectors import sessions as selectors
+from memory_core import caching
 from memory_core.history import open_history
 from memory_core.history import search as search_module
 from tests.sessions import shapes
@@ -22,11 +22,11 @@ V30_SHAPES = ("v30", "v30-upgraded")
 
 @pytest.fixture(autouse=True)
 def _fresh_caches():
-    selectors.forget_cache()
+    caching.clear_all()
     with search_module._LONG_TOOL_LOCK:
         search_module._LONG_TOOL_CACHE.clear()
     yield
-    selectors.forget_cache()
+    caching.clear_all()
 
 
 def _wait_for(condition, what: str) -> None:
@@ -133,7 +133,7 @@ def test_it_finds_a_long_tool_row_the_agent_writes_after_the_first_search(shape,
                  " VALUES (?, 'tool', ?, 'terminal', 'call_1', ?)",
                  (shapes.TOOL, shapes.LONG_FILLER + " wombatroo 树袋熊馆", shapes.T0 + 2 * 86400 + 5))
     conn.close()
-    selectors.forget_cache()
+    caching.clear_all()
     assert _found(owner_client, "wombatroo") == {shapes.TOOL}
     assert _found(owner_client, "zeppelin") == set()
 

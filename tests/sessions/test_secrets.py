@@ -10,7 +10,7 @@ import keyring
 import pytest
 from django.utils.html import escape
 
-from admin_panel.selectors import sessions as selectors
+from memory_core import caching
 from memory_core.history.schema import insert_message, insert_session
 from memory_core.secret_masking import SecretMasker, encoded_forms
 from provider_schemas.secret_stores import keyring_service
@@ -37,9 +37,9 @@ def secret_home(home, dict_keyring):
                    tool_calls=fx.memory_call("call_s", {"action": "add", "content": f"key is {KEYRING_SECRET}"}),
                    reasoning=f"the user pasted {ENV_SECRET}")
     conn.close()
-    selectors.forget_cache()
+    caching.clear_all()
     yield history
-    selectors.forget_cache()
+    caching.clear_all()
 
 
 def _leaks(text: str) -> list[str]:

@@ -11,6 +11,7 @@ import pytest
 
 from admin_panel.models import AuditEntry
 from admin_panel.selectors import sessions as selectors
+from memory_core import caching
 from memory_core.history import open_history
 from memory_core.history.db import CJK_ABSENT, CJK_UNLOADABLE
 from tests.sessions import shapes
@@ -20,11 +21,11 @@ pytestmark = pytest.mark.django_db
 
 @pytest.fixture(params=shapes.SHAPES)
 def shaped(request, home):
-    selectors.forget_cache()
+    caching.clear_all()
     shapes.build(home, request.param)
     (home / ".env").write_text(f"OPENAI_API_KEY={shapes.SECRET}\n")
     yield request.param
-    selectors.forget_cache()
+    caching.clear_all()
 
 
 def _session_ids(shape: str) -> list[str]:
