@@ -19,7 +19,6 @@ The form's own errors are about its controls ("Replace" chosen with an empty box
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from memory_core.caching import MISSING, KeyedCache
 from provider_schemas.values import FieldError, coerce, normalise_input
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
@@ -329,25 +329,20 @@ def _build_form_class(fields: Sequence[Any], storage: str) -> type[ProviderForm]
     return type("ProviderForm", (ProviderForm,), attrs)
 
 
-# Generated classes, one per declaration (and set of read-only fields): a schema object is reused
-# by provider_schemas' loader while its file is unchanged, so a warm page or PUT builds no class.
-# The entry holds the schema, so its id cannot be reused by another object while cached.
-_FORM_CLASSES_SIZE = 256
-_form_classes: dict[tuple[int, tuple[str, ...]], tuple[Any, type[ProviderForm]]] = {}
-_form_classes_lock = threading.Lock()
+# Generated classes, one per declaration (and set of read-only fields), in the one cache mechanism
+# (docs/caching.md): a schema object is reused by provider_schemas' loader while its file is
+# unchanged, so a warm page or PUT builds no class. The entry holds the schema, so its id cannot be
+# taken by another object while it is cached.
+_form_classes = KeyedCache("generated form classes", size=256)
 
 
 def _cached_form_class(schema: Any, fields: Sequence[Any], read_only: tuple[str, ...]) -> type[ProviderForm]:
     key = (id(schema), read_only)
-    with _form_classes_lock:
-        hit = _form_classes.get(key)
-    if hit is not None and hit[0] is schema:
+    hit = _form_classes.get(key, key)
+    if hit is not MISSING and hit[0] is schema:
         return hit[1]
     made = _build_form_class([f for f in fields if f.key not in read_only], schema.storage)
-    with _form_classes_lock:
-        if len(_form_classes) >= _FORM_CLASSES_SIZE:
-            _form_classes.clear()
-        _form_classes[key] = (schema, made)
+    _form_classes.put(key, key, (schema, made))
     return made
 
 

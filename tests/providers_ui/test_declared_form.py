@@ -113,7 +113,7 @@ def test_it_builds_a_declarations_form_class_once_for_the_page_and_the_api(owner
     built = []
     real = declared._build_form_class
     monkeypatch.setattr(declared, "_build_form_class", lambda *a, **k: built.append(1) or real(*a, **k))
-    declared._form_classes.clear()
+    declared._form_classes.clear()  # as at start-up
 
     for timeout in ("10", "11", "12"):
         api_put(owner_client, "/api/memory/providers/hindsight/config", {"values": {"timeout": timeout}})
