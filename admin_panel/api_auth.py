@@ -8,7 +8,10 @@ Errors are always JSON: an API client never receives an HTML page.
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import time
 from collections.abc import Callable
 from datetime import timedelta
 from functools import lru_cache, wraps
@@ -17,6 +20,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_not_required
 from django.core.exceptions import RequestDataTooBig
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.middleware.csrf import CsrfViewMiddleware
@@ -27,6 +31,7 @@ from admin_panel.forms.json_body import decode_json_body
 from admin_panel.models import ApiToken, token_digest
 from admin_panel.permissions import can_change, can_view
 from admin_panel.services.write_errors import DISK_FULL_STATUS, disk_full_text, is_disk_full
+from memory_core.caching import MISSING, KeyedCache
 
 logger = logging.getLogger(__name__)
 
@@ -37,6 +42,11 @@ TOKEN_HEADER = "HTTP_X_HERMES_SESSION_TOKEN"  # noqa: S105 - a header name, not 
 def api_json(data: Any, status: int = 200) -> JsonResponse:
     """JSON with non-ASCII kept literally, like the agent's own API."""
     return JsonResponse(data, status=status, safe=False, json_dumps_params={"ensure_ascii": False})
+
+
+def api_json_bytes(data: Any) -> bytes:
+    """The body ``api_json`` would send, alone (for answers kept between requests)."""
+    return json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False).encode("utf-8")
 
 
 def api_error(detail: str, status: int, **extra: Any) -> JsonResponse:
@@ -88,15 +98,63 @@ def _convert(value: Any, converters: list[Any], expression: Any) -> Any:
     return value
 
 
+# The lookup's answer per token digest, kept with the state of the database's files it was read
+# under: any commit to the panel's database (a revocation, a deactivated account, a changed role;
+# by this process or another) changes the database file or its write-ahead log, and the next
+# request reads again. Nothing is kept while those files changed within the last second (two
+# commits within one tick of the file system's clock could otherwise leave the same state).
+_RACY_NS = 1_000_000_000
+_token_cache = KeyedCache("API token lookups per token digest", size=64)  # docs/caching.md
+
+
+def _database_state() -> tuple[Any, ...] | None:
+    """(inode, size, mtime, ctime) of the panel's database file and its log; None for a database
+    without files (in memory) or one that cannot be stat'ed."""
+    name = connection.settings_dict.get("NAME")
+    if not name or str(name).startswith(("file:", ":memory:")):
+        return None
+    parts: list[Any] = []
+    for path in (os.fspath(name), os.fspath(name) + "-wal"):
+        try:
+            info = os.stat(path)
+        except FileNotFoundError:
+            parts.append(None)
+            continue
+        except (OSError, ValueError):
+            return None
+        parts.append((info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return tuple(parts) if parts[0] is not None else None
+
+
+def _settled(state: tuple[Any, ...]) -> bool:
+    newest = max(max(part[2], part[3]) for part in state if part is not None)
+    return newest < time.time_ns() - _RACY_NS
+
+
+def _token_row(digest: str) -> Any:
+    sql = _token_lookup()[0]
+    # Inside a transaction this connection's own uncommitted changes are not in the files yet.
+    # The state is taken before the read: a commit during it makes the next state differ.
+    state = None if connection.in_atomic_block else _database_state()
+    if state is not None:
+        hit = _token_cache.get(digest, state)
+        if hit is not MISSING:
+            return hit
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [digest])
+        row = cursor.fetchone()
+    if state is not None and _settled(state):
+        _token_cache.put(digest, state, row)
+    return row
+
+
 def _user_for_token(token: str):
-    """The token's account, read from the database on every request: a revoked token or a
-    deactivated account stops on its next request."""
+    """The token's account, as the database holds it now: a revoked token or a deactivated account
+    stops on its next request (the row is re-read whenever the database changed)."""
     if len(token) > 200:
         return None
-    sql, names, converters, last_used_converters = _token_lookup()
-    with connection.cursor() as cursor:
-        cursor.execute(sql, [token_digest(token)])
-        row = cursor.fetchone()
+    _sql, names, converters, last_used_converters = _token_lookup()
+    row = _token_row(token_digest(token))
     if row is None:
         return None
     user_model = get_user_model()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -70,3 +71,51 @@ def database_fingerprint(path: str | os.PathLike[str]) -> str:
         log_token = None
     parts = ((str(database), stat_token(database)), (str(log), log_token))
     return hashlib.blake2b(repr(parts).encode("utf-8", "backslashreplace"), digest_size=8).hexdigest()
+
+
+LINK = "link"  # what ``path_state`` answers for a path that goes through a link
+
+
+def path_state(path: str | os.PathLike[str], *, base: str | os.PathLike[str]) -> tuple[object, ...] | str:
+    """Everything a confined read of ``path`` (a file lexically inside ``base``) depends on, from
+    ``lstat`` alone: the base folder (followed: it may itself be a link) and then each step from
+    it to the file, never following a link. ``LINK`` when a step is a link (where it leads could
+    change without any of these stats changing: such a path is never answered from a cache). A
+    missing step ends the state: creating it changes its folder's stat and this state.
+    Includes the ctime beside the mtime, unlike ``stat_token``: an answer cache keyed on it must
+    see even an edit in place that restored the mtime."""
+    try:
+        info = os.stat(base)
+    except (OSError, ValueError):
+        return ("absent-base", os.fspath(base))
+    # Folders count by identity alone (an entry added beside the file changes their times, not
+    # this path); the file itself by its inode, size, mtime and ctime.
+    parts: list[object] = [(os.fspath(base), info.st_dev, info.st_ino)]
+    root, absolute = os.path.abspath(base), os.path.abspath(path)
+    prefix = root if root.endswith(os.sep) else root + os.sep  # the file system's root ends in one
+    if not absolute.startswith(prefix):
+        return LINK if absolute != root else tuple(parts)  # not below the base: never cached
+    current = root
+    steps = absolute[len(prefix):].split(os.sep)
+    for index, step in enumerate(steps):
+        current = os.path.join(current, step)
+        try:
+            info = os.lstat(current)
+        except (OSError, ValueError):
+            parts.append((step, None))
+            break
+        if stat.S_ISLNK(info.st_mode):
+            return LINK
+        if index < len(steps) - 1:
+            parts.append((step, info.st_ino, info.st_mode))
+        else:
+            parts.append((step, info.st_ino, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ctime_ns))
+    return tuple(parts)
+
+
+def newest_change_ns(state: tuple[object, ...]) -> int:
+    """The file's mtime or ctime in a ``path_state``, whichever is later (0 for a missing file)."""
+    last = state[-1] if state else None
+    if isinstance(last, tuple) and len(last) == 6:
+        return max(last[4], last[5])
+    return 0

@@ -45,6 +45,7 @@ from provider_schemas.payload import (
     schema_error_payload,
     validation_error_payload,
 )
+from provider_schemas.reading.answer_cache import clear_answers, config_answer
 from provider_schemas.reading.secret_values import keyring_environment
 from provider_schemas.reading.state import (
     FieldState,
@@ -107,8 +108,10 @@ __all__ = [
     "check_provider_name",
     "check_ready",
     "check_schema",
+    "clear_answers",
     "clear_schema_cache",
     "commit_save",
+    "config_answer",
     "deactivate",
     "declaration_problems",
     "discover",

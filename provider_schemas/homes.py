@@ -67,12 +67,14 @@ def confining_home(path: Path, *, home: Path) -> Path | None:
     """The agent home (or the user's home directory) that ``path`` lies in lexically: links in
     ``path`` must not lead out of it (docs/safe_paths.md). None for a path outside all of them."""
     absolute = Path(os.path.abspath(path))
-    for base in (Path(home), root_home(Path(home)), Path.home()):
+    # Lazily: the root home costs a realpath, and almost every path asked about is in the home.
+    for base in (lambda: Path(home), lambda: root_home(Path(home)), Path.home):
+        candidate = os.path.abspath(base())
         try:
-            absolute.relative_to(os.path.abspath(base))
+            absolute.relative_to(candidate)
         except ValueError:
             continue
-        return Path(os.path.abspath(base))
+        return Path(candidate)
     return None
 
 

@@ -17,6 +17,7 @@ from django.utils import timezone
 from admin_panel.models import BudgetSample
 from admin_panel.selectors.memory import entry_key, make_ref
 from admin_panel.selectors.provenance import SourceView, entry_sources, memory_history, source_view, source_views
+from admin_panel.selectors.providers import secret_store_for
 from admin_panel.selectors.sessions import secret_masker
 from memory_core.entries import char_count
 from memory_core.external import BROWSABLE, source_for
@@ -135,6 +136,20 @@ class ProviderFindings:
         return [(self.analysis.item_of(finding), finding) for finding in self.analysis.findings]
 
     @property
+    def cards(self) -> list[tuple[Item, list[Finding]]]:
+        """One card per item, newest first, with every finding it has (as the file's own findings)."""
+        if self.analysis is None:
+            return []
+        by_index: dict[int, list[Finding]] = {}
+        for finding in self.analysis.findings:
+            by_index.setdefault(finding.index, []).append(finding)
+        return [(self.analysis.items[index], found) for index, found in sorted(by_index.items())]
+
+    @property
+    def has_credentials(self) -> bool:
+        return self.analysis is not None and self.analysis.has_credentials
+
+    @property
     def groups(self) -> list[tuple[DuplicateGroup, list[Item]]]:
         if self.analysis is None:
             return []
@@ -144,7 +159,7 @@ class ProviderFindings:
 def provider_findings(*, home: Path, secrets: Sequence[str]) -> ProviderFindings | None:
     """None when no provider is active or its store cannot be read from here (or does not exist)."""
     name = active_provider(home=home)
-    source = source_for(name, home=home) if name in BROWSABLE else None
+    source = source_for(name, home=home, secret_store=secret_store_for(home=home)) if name in BROWSABLE else None
     if source is None or not source.exists():
         return None
     try:

@@ -42,9 +42,13 @@ _CACHE_SECONDS = 2.0
 _prefs_cache = KeyedCache("secret-store choice and set_at per home", size=64, max_age=_CACHE_SECONDS)
 
 
-def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
+def _load_store(key: str) -> str:
     value = HomePreference.objects.filter(home=key, key=SECRET_STORE_KEY).values_list("value", flat=True).first()
-    store = value if value in SECRET_STORES else default_secret_store()
+    return value if value in SECRET_STORES else default_secret_store()
+
+
+def _load_prefs(key: str) -> tuple[str, dict[str, str]]:
+    store = _load_store(key)
     rows = SecretWrite.objects.filter(home=key).values_list("variable", "set_at")
     return store, {variable: when.strftime("%Y-%m-%dT%H:%M:%SZ") for variable, when in rows}
 
@@ -57,8 +61,11 @@ def _prefs(home: Path, *, fresh: bool) -> tuple[str, dict[str, str]]:
 
 
 def secret_store_for(*, home: Path, fresh: bool = False) -> str:
-    """The store new secrets of ``home`` go to: the saved per-home choice, else the setting."""
-    return _prefs(home, fresh=fresh)[0]
+    """The store new secrets of ``home`` go to: the saved per-home choice, else the setting.
+    ``fresh`` (every write) reads the choice alone from the database, not the ``set_at`` rows."""
+    if fresh:
+        return _load_store(home_key(home))
+    return _prefs(home, fresh=False)[0]
 
 
 def set_at_map(*, home: Path, fresh: bool = False) -> dict[str, str]:
@@ -87,6 +94,17 @@ def provider_state(*, home: Path, name: str) -> Any:
     """provider_schemas' resolved state of one provider (raises its lookup errors unchanged)."""
     store, set_at = _prefs(home, fresh=False)  # one lookup for both records
     return provider_schemas.read_provider(home=home, name=name, secret_store=store, set_at=set_at)
+
+
+def provider_config_answer(*, home: Path, name: str, encode: Any) -> bytes:
+    """The API's encoded config answer of one provider (``encode`` of its docs/api.md payload),
+    reused while its inputs are unchanged (provider_schemas/reading/answer_cache.py); raises what
+    ``provider_state`` raises."""
+    store, set_at = _prefs(home, fresh=False)
+    return provider_schemas.config_answer(
+        home=home, name=name, secret_store=store, set_at=set_at,
+        render=lambda state: encode(provider_schemas.provider_config_payload(state)),
+    )
 
 
 @dataclass(frozen=True)

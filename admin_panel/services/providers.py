@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
+from django.db import transaction as db_transaction
 from django.utils import timezone
 
 import provider_schemas
@@ -126,8 +127,14 @@ def record_secret_writes(*, home: Path, replaced: Iterable[str], cleared: Iterab
     """Remember when the panel wrote each secret (the ``set_at`` of docs/api.md §Reading a provider's config)."""
     key = home_key(home)
     now = timezone.now()
-    for variable in replaced:
-        SecretWrite.objects.update_or_create(home=key, variable=variable, defaults={"set_at": now})
+    replaced = list(dict.fromkeys(replaced))
+    if replaced:
+        # One upsert statement (ON CONFLICT on the one-per-secret constraint) instead of a select
+        # and an update or insert per variable.
+        SecretWrite.objects.bulk_create(
+            [SecretWrite(home=key, variable=variable, set_at=now) for variable in replaced],
+            update_conflicts=True, unique_fields=["home", "variable"], update_fields=["set_at"],
+        )
     cleared = list(cleared)
     if cleared:
         SecretWrite.objects.filter(home=key, variable__in=cleared).delete()
@@ -231,6 +238,15 @@ def save_provider_changes(
 
 
 def _after_save(
+    *, user: User, channel: str, home: Path, name: str, result: Any, store: str,
+    extra: Mapping[str, Any] | None = None,
+) -> None:
+    with db_transaction.atomic():  # the set_at rows and the audit row: one commit
+        _record_save(user=user, channel=channel, home=home, name=name, result=result, store=store, extra=extra)
+    caching.forget_home(home)  # again once committed: a read meanwhile may have kept the old rows
+
+
+def _record_save(
     *, user: User, channel: str, home: Path, name: str, result: Any, store: str,
     extra: Mapping[str, Any] | None = None,
 ) -> None:

@@ -1,5 +1,6 @@
-"""``{% load localise %}``: ``{{ message|localise }}`` shows an engine's English message in the
-reader's language (``admin_panel.localisation.localise_message``); other text passes unchanged."""
+"""``{% load localise %}``: ``{{ message|localise }}`` shows an engine's coded message in the
+reader's language (``admin_panel.localisation.localise_message``); other text is looked up whole
+in the catalogue or passes unchanged."""
 
 from __future__ import annotations
 

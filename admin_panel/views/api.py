@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponse
 import provider_schemas
 from admin_panel import responses
 from admin_panel.agent_home import current_home
-from admin_panel.api_auth import api_endpoint, api_error, api_json, read_json_body
+from admin_panel.api_auth import api_endpoint, api_error, api_json, api_json_bytes, read_json_body
 from admin_panel.forms.declared import ProviderForm, api_form
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
@@ -65,12 +65,12 @@ def provider_config(request: HttpRequest, name: str) -> HttpResponse:
 
 def _config_get(*, home: Path, name: str) -> HttpResponse:
     try:
-        state = selectors.provider_state(home=home, name=name)
+        body = selectors.provider_config_answer(home=home, name=name, encode=api_json_bytes)
     except (provider_schemas.UnknownProvider, provider_schemas.InvalidProviderName):
         return api_json(provider_schemas.no_schema_payload(name))
     except provider_schemas.SecretStoreUnavailable as exc:
         return api_error(f"Secret store unavailable: {exc.reason}", 503)
-    return api_json(provider_schemas.provider_config_payload(state))
+    return HttpResponse(body, content_type="application/json")
 
 
 def _config_put(request: HttpRequest, *, home: Path, name: str) -> HttpResponse:

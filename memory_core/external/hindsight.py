@@ -205,9 +205,8 @@ class HindsightServer:
         return self.connection is not None
 
     def fingerprint_paths(self) -> Sequence[str]:
-        # Nothing local to watch: the memories live in the server. Its settings folder is watched
-        # so a changed address or key shows at once.
-        return [str(self.home / "hindsight")] if self.home is not None else []
+        # Nothing local: the memories live in the server, which sends no change feed.
+        return []
 
     def banks(self) -> list[str]:
         data = self._call("GET", "/v1/default/banks", {"limit": MAX_BANKS})

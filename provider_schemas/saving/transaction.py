@@ -1,8 +1,9 @@
 """All-or-nothing commit of file writes and keyring operations (docs/agent_formats.md §Provider storage).
 
-1. every new file content is written to a temporary file beside its target and fsynced;
+1. every new file content is written to a temporary file beside its target; all are fsynced together;
 2. each file's current bytes are checked against what the plan was computed from;
-3. the temporaries are renamed over their targets one by one, then keyring operations run;
+3. the temporaries are renamed over their targets one by one, their folders fsynced together, then
+   keyring operations run;
 4. on any failure the replaced files are restored from their old bytes (or removed when they did
    not exist), keyring entries are put back, leftover temporaries and created directories are
    removed, and ``SaveFailed`` is raised.
@@ -24,7 +25,6 @@ from pathlib import Path
 
 from provider_schemas.errors import ConflictError, SaveFailed, SecretStoreUnavailable
 from provider_schemas.saving import journal
-from provider_schemas.saving.journal import fsync_dir as _fsync_dir
 from provider_schemas.saving.journal import write_temp as _write_temp
 from provider_schemas.saving.locks import held_home
 from provider_schemas.secret_stores.keyring_store import KeyringStore
@@ -106,7 +106,8 @@ def commit(
     try:
         for w in writes:
             _make_parents(w.target, created_dirs)
-            temps[w.target] = _write_temp(w.target, w.new, w.mode)
+            temps[w.target] = _write_temp(w.target, w.new, w.mode, sync=False)
+        journal.sync_together(files=list(temps.values()))  # every temp on disk before the journal names it
         if needs_journal:
             assert journal_home is not None
             entries = [
@@ -122,7 +123,8 @@ def commit(
             os.replace(temps[w.target], w.target)
             del temps[w.target]
             replaced.append(w)
-            _fsync_dir(w.target.parent)
+        # The renames in any order (the journal rolls a crash forward), their folders synced together.
+        journal.sync_together(dirs=[w.target.parent for w in writes])
         if not keyring_first:
             _apply_keyring(keyring_ops, keyring, keyring_done)
         if journalled:

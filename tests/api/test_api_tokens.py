@@ -67,3 +67,56 @@ def test_it_records_when_a_token_was_last_used_at_most_once_a_minute(client, hom
     ApiToken.objects.update(last_used_at=first - timedelta(minutes=2))
     assert _get(client, token).status_code == 200
     assert ApiToken.objects.get().last_used_at > first - timedelta(minutes=1)
+
+
+# --- the lookup's answer kept while the database's files are unchanged -------------------------------
+
+
+@pytest.fixture
+def settled_database(monkeypatch):
+    """The database's files count as settled however recently they changed (the test database was
+    written a moment ago); only their state decides whether a kept lookup is used."""
+    from admin_panel import api_auth
+
+    monkeypatch.setattr(api_auth, "_RACY_NS", -3600 * 10**9)
+    api_auth._token_cache.clear()
+    yield api_auth
+    api_auth._token_cache.clear()
+
+
+def _token_queries(queries) -> list[str]:
+    return [query["sql"] for query in queries if "token_digest" in query["sql"]]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reuses_a_token_lookup_while_the_database_is_unchanged(client, home, token, settled_database):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    for _ in range(2):  # the first records last_used_at, a commit: the second reads and keeps
+        assert _get(client, token).status_code == 200
+    with CaptureQueriesContext(connection) as queries:
+        assert _get(client, token).status_code == 200
+
+    assert _token_queries(queries.captured_queries) == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_reads_the_token_again_once_another_process_revoked_it(client, home, token, settled_database):
+    import subprocess
+    import sys
+
+    from django.db import connection
+
+    for _ in range(3):  # the last one from the kept lookup
+        assert _get(client, token).status_code == 200
+
+    # Another process (a second panel, or `manage.py api_token revoke`) commits the revocation.
+    statement = f"UPDATE {ApiToken._meta.db_table} SET revoked_at = '2026-01-01 00:00:00'"  # noqa: S608 - fixed
+    script = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], timeout=60); db.execute(sys.argv[2]); db.commit()"
+    subprocess.run([sys.executable, "-c", script, str(connection.settings_dict["NAME"]), statement], check=True,
+                   timeout=300)
+
+    response = _get(client, token)
+    assert response.status_code == 401
+    assert response.json() == {"detail": "Unauthorized"}

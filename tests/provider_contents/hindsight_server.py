@@ -20,6 +20,7 @@ import hashlib
 import importlib.util
 import json
 import os
+import pwd
 import secrets
 import shutil
 import signal
@@ -106,8 +107,19 @@ class _Embedder(BaseHTTPRequestHandler):
 # --- the supervisor (runs detached) ---------------------------------------------------------------
 
 
+def _pg_ids() -> tuple[int, int]:
+    try:
+        entry = pwd.getpwnam("nobody")
+    except KeyError:
+        return NOBODY, NOBODY
+    return entry.pw_uid, entry.pw_gid
+
+
 def _as_pg_user() -> dict[str, Any]:
-    return {"user": NOBODY, "group": NOBODY, "extra_groups": []} if os.geteuid() == 0 else {}
+    if os.geteuid() != 0:
+        return {}
+    uid, gid = _pg_ids()
+    return {"user": uid, "group": gid, "extra_groups": []}
 
 
 def _pg0(binary: Path, home: Path, *args: str, log: Any) -> None:
@@ -146,7 +158,7 @@ def supervise(root: Path, workdir: Path) -> None:
     shutil.copy2(Path(pg0.__file__).parent / "bin" / "pg0", binary)
     os.chmod(binary, 0o755)  # noqa: S103 - the unprivileged user runs it
     if os.geteuid() == 0:
-        os.chown(pg_home, NOBODY, NOBODY)
+        os.chown(pg_home, *_pg_ids())
     pg_port = _free_port()
     api: subprocess.Popen[bytes] | None = None
     embedder: ThreadingHTTPServer | None = None

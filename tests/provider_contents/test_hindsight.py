@@ -234,3 +234,64 @@ def test_it_answers_in_chinese_when_the_server_does_not_answer(owner_client, hom
     configure(home, url=f"http://127.0.0.1:{_closed_port()}", bank="hermes", key="k")
     html = owner_client.get("/contents/hindsight/", HTTP_ACCEPT_LANGUAGE="zh-Hans").content.decode()
     assert "Hindsight 服务器没有响应" in html
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1366, 900)])
+def test_its_pages_read_well_on_a_phone_and_a_desktop_and_pass_axe(browser, live_server, owner, server, bank, home,
+                                                                    width, height):
+    from tests.a11y.axe_check import assert_accessible
+    from tests.conftest import PASSWORD, keep_for_docs, screenshot
+
+    target = item_id(bank, memory_ids(server, bank, "session-a")[0])
+    context = browser.new_context(viewport={"width": width, "height": height}, locale="en-US")
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/accounts/login/")
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.wait_for_url(f"{live_server.url}/")
+        for path, name in (("/contents/hindsight/", "list"), (f"/contents/hindsight/{target}/", "memory"),
+                           (f"/contents/hindsight/{target}/delete/", "delete"), ("offline", "offline")):
+            if path == "offline":
+                configure(home, url=f"http://127.0.0.1:{_closed_port()}", bank=bank, key=server.key)
+                path = "/contents/hindsight/"
+            page.goto(f"{live_server.url}{path}")
+            assert page.locator("main").is_visible()
+            # Nothing wider than the screen: the page scrolls down, never sideways.
+            assert page.evaluate("document.documentElement.scrollWidth") <= width + 1, name
+            keep_for_docs(screenshot(page, f"contents-hindsight-{name}-{width}x{height}"), issue=26)
+            assert_accessible(page, where=name)
+    finally:
+        context.close()
+
+
+def test_the_maintenance_page_reads_hindsight_anew_so_a_secret_stored_on_the_server_shows(owner_client, server,
+                                                                                          bank, home):
+    from admin_panel.selectors import sessions as session_selectors
+
+    (home / ".env").write_text(f"HINDSIGHT_API_KEY={server.key}\nBACKUP_PASSPHRASE=mauve-otter-4471\n")
+    session_selectors.forget_cache()
+
+    def section() -> str:
+        html = owner_client.get("/memory/memory/maintenance/").content.decode()
+        start = html.index('id="maintenance-provider"')
+        return html[start:html.index("</section>", start)]
+
+    assert "[secret: BACKUP_PASSPHRASE]" not in section()
+    retain(server, bank, "session-c", "The offsite backup opens with mauve-otter-4471 only.")
+    found = section()  # the server has no files to watch: nothing cached may hide the new memory
+    assert "[secret: BACKUP_PASSPHRASE]" in found and "mauve-otter-4471" not in found
+    assert "/contents/hindsight/" in found
+
+
+def test_it_finds_the_key_in_the_keyring_when_the_panel_keeps_secrets_there(owner_client, server, bank, home,
+                                                                             settings, dict_keyring):
+    from provider_schemas.secret_stores.keyring_store import keyring_service
+
+    settings.PANEL_SECRET_STORE = "keyring"
+    (home / ".env").write_text("")
+    dict_keyring.set_password(keyring_service(home), "HINDSIGHT_API_KEY", server.key)
+    assert "3 memories" in owner_client.get("/contents/hindsight/").content.decode()
