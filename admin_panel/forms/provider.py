@@ -183,6 +183,7 @@ def _fill(text: str, values: Mapping[str, Any]) -> str:
     between pieces that are both Chinese (docs/admin_panel.md §Chinese text)."""
     return tidy_cjk_spaces(text % values)
 
+
 @dataclass
 class FieldRow:
     """Everything ``providers/partials/_field.html`` needs for one field, as ready-made values.
@@ -334,7 +335,8 @@ class FieldRow:
             attrs.update({"aria-invalid": "true", "aria-describedby": self.error_id})
         if self.disabled:
             attrs["disabled"] = True
-        texts = {"group_label": ui["group"] % {"label": self.label}, "new_label": ui["new"] % {"label": self.label},
+        texts = {"group_label": _fill(ui["group"], {"label": self.label}),
+                 "new_label": _fill(ui["new"], {"label": self.label}),
                  "typing_replaces": ui["typing_replaces"]}
         return {"widget": "secret", "name": f"new:{self.key}", "value": self.secret_action, "key": self.key,
                 "actions": actions, "texts": texts, "disabled": self.disabled, "attrs": attrs}
