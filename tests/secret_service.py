@@ -79,7 +79,7 @@ class SecretServiceSession:
         bus = subprocess.run(
             ["dbus-daemon", f"--config-file={config}", "--fork", "--nopidfile", "--print-address=1",
              "--print-pid=1"],
-            env=env, capture_output=True, text=True, check=True, timeout=60,
+            env=env, capture_output=True, text=True, check=True, timeout=180,
         )
         lines = bus.stdout.split()
         self.address, self._pids = lines[0], [int(lines[1])]

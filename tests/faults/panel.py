@@ -95,7 +95,7 @@ def serve(*, home: Path, data_dir: Path, prefix: list[str] | None = None, thread
         if process.poll() is None:
             process.kill()
         process.wait(timeout=30)
-        reader.join(timeout=5)
+        reader.join(timeout=180)
 
 
 class Browser:

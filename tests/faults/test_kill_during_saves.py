@@ -63,7 +63,7 @@ def _put(base: str, token: str, path: str, body: dict) -> int:
     request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="PUT",
                                      headers={"Authorization": f"Bearer {token}",
                                               "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=180) as response:
         return response.status
 
 
@@ -166,7 +166,7 @@ def test_it_leaves_every_file_old_or_new_when_killed_mid_save(tmp_path):
             kills += 1
             stop.set()
             for thread in threads:
-                thread.join(timeout=30)
+                thread.join(timeout=180)
         assert not saves.errors and not adds.errors, (saves.errors, adds.errors)
         assert going, "the saves or the adds never got going"
         entries = _check_files(home, saves, adds, entries)

@@ -168,7 +168,7 @@ def test_it_streams_a_long_export_whole_and_answers_a_put_with_a_body(tmp_path):
         put = urllib.request.Request(
             f"http://127.0.0.1:{server.port}/api/memory/provider", method="PUT", data=b'{"provider": ""}',
             headers={"X-Hermes-Session-Token": token, "Content-Type": "application/json"})
-        with urllib.request.urlopen(put, timeout=60) as response:
+        with urllib.request.urlopen(put, timeout=180) as response:
             activated = json.loads(response.read())
 
     assert status == 200

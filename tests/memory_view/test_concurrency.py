@@ -62,9 +62,9 @@ def test_it_loses_no_other_entry_while_two_writers_add_and_the_panel_deletes_20_
         agents_during = _agent_entries(home)
     finally:
         stop.set()
-        accepted = dict(results.get(timeout=30) for _ in writers)
+        accepted = dict(results.get(timeout=180) for _ in writers)
         for writer in writers:
-            writer.join(timeout=30)
+            writer.join(timeout=180)
     assert all(writer.exitcode == 0 for writer in writers)
 
     final = read_store(home, "memory")

@@ -81,7 +81,7 @@ def _sign_in(page, base: str) -> None:
 def _write_in_another_process(home: Path, text: str) -> float:
     process = multiprocessing.get_context("spawn").Process(target=replace_file, args=(str(home / "notes.json"), text))
     process.start()
-    process.join(timeout=60)
+    process.join(timeout=180)
     assert process.exitcode == 0
     return time.monotonic()
 

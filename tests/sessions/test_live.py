@@ -98,7 +98,7 @@ def test_it_pushes_a_session_the_agent_commits_to_the_open_list(page, tmp_path, 
         process = multiprocessing.get_context("spawn").Process(
             target=add_session, args=(str(home / "state.db"), "Pushed from the agent's history"))
         process.start()
-        process.join(timeout=60)
+        process.join(timeout=180)
         committed = time.monotonic()
         assert process.exitcode == 0
         page.locator("#session-results", has_text="Pushed from the agent's history").wait_for(
