@@ -93,7 +93,7 @@ def _memory_adds(browser: Browser, track: Track, stop: threading.Event) -> None:
         track.inflight = n
         try:
             status, body, _h = browser.request("POST", "/memory/memory/add/", {"content": f"entry-{n:05d}"},
-                                               timeout=30)
+                                               timeout=180)
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
             return
         if status != 302:
@@ -162,7 +162,7 @@ def test_it_leaves_every_file_old_or_new_when_killed_mid_save(tmp_path):
             if going:
                 time.sleep(rng.uniform(0.05, 0.6))  # where the kill lands; any moment is valid
             server.process.kill()  # SIGKILL: no cleanup of any kind
-            server.process.wait(timeout=30)
+            server.process.wait(timeout=180)
             kills += 1
             stop.set()
             for thread in threads:

@@ -182,7 +182,7 @@ def _waiting_for_a_rewrite(home: Path, text: str, call: Callable[[], Any]) -> An
     holder.start()
     results: list[Any] = []
     try:
-        assert ready.wait(30)
+        assert ready.wait(180)
         thread = threading.Thread(target=lambda: results.append(call()))
         thread.start()
         thread.join(0.3)

@@ -117,7 +117,7 @@ def test_it_never_leaves_a_torn_file_when_the_writer_is_killed(home: Path) -> No
         # every one of them must leave the file whole).
         time.sleep(rng.uniform(0.0, 0.04))
         writer.send_signal(signal.SIGKILL)
-        writer.wait(30)
+        writer.wait(180)
         writer.stdin.close()
         writer.stdout.close()
         assert writer.returncode == -signal.SIGKILL

@@ -23,7 +23,7 @@ def _write_later(home, text: str, *, delay: float = 0.5, target: str = "memory")
     return process
 
 
-def _wait_on_disk(home, text: str, *, target: str = "memory", timeout: float = 30.0) -> float:
+def _wait_on_disk(home, text: str, *, target: str = "memory", timeout: float = 180.0) -> float:
     """The moment (monotonic) the other process's entry is on disk."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -49,7 +49,7 @@ def test_it_loses_no_other_entry_while_two_writers_add_and_the_panel_deletes_20_
         writer.start()
     try:
         for ready in readies:
-            assert ready.wait(30), "writer did not start"
+            assert ready.wait(180), "writer did not start"
         agents_before = _agent_entries(home)
         # One confirmation per entry, as an admin clicking through the queue would. Every few
         # deletes the test waits until the agents have written again, so the writes interleave

@@ -17,7 +17,7 @@ def _die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _wait_for(path: Path, timeout: float = 60) -> None:
+def _wait_for(path: Path, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while not path.exists():
         if time.monotonic() > deadline:

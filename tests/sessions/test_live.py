@@ -33,7 +33,7 @@ def add_session(state_db: str, title: str) -> None:
     """The agent's side (run in another process): one new conversation, committed."""
     import sqlite3
 
-    conn = sqlite3.connect(state_db, timeout=5, isolation_level=None)
+    conn = sqlite3.connect(state_db, timeout=60, isolation_level=None)
     conn.execute("PRAGMA foreign_keys=ON")
     insert_session(conn, id="20260102_090000_bbbbbb", source="telegram", started_at=time.time(), title=title)
     insert_message(conn, session_id="20260102_090000_bbbbbb", role="user", content="hello", timestamp=time.time())
