@@ -22,7 +22,7 @@ from tests.preview.conftest import NOTES_SCHEMA, make_plugin, write_schema
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-SHOW_TIMEOUT_MS = 30_000  # a safety net against a hang only
+SHOW_TIMEOUT_MS = 180_000  # a safety net against a hang only (a loaded machine)
 
 
 @pytest.fixture

@@ -32,7 +32,7 @@ MEMORY_CHAR_LIMIT = 50_000
 assert ROUNDS * MAX_ADDS_PER_ROUND * len("entry-00000\n§\n") < MEMORY_CHAR_LIMIT
 # The clients are killed only once both have had two requests acknowledged; waiting for that is
 # bounded only so that a broken server fails the test instead of hanging it.
-GETTING_GOING_TIMEOUT = 120
+GETTING_GOING_TIMEOUT = 180
 ENV_KEEP = ["# keep this comment", "export OTHER_TOOL_KEY='keep me'", "SPACED = kept value"]
 YAML_KEEP = (
     "# keep this comment\n_config_version: 33\nmodel: gpt-test\n"

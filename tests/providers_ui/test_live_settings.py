@@ -17,7 +17,7 @@ from tests.providers_ui.workers import replace_file
 STREAM = "/settings/events/"
 SECRET = "sk-live-4f9a8b7c6d5e4f3a2b1c"
 CONFIG = "_config_version: 33\nmemory:\n  memory_char_limit: {limit}\n"
-SHOW_TIMEOUT_MS = 30_000  # a safety net against a hang only
+SHOW_TIMEOUT_MS = 180_000  # a safety net against a hang only (a loaded machine)
 
 
 @pytest.mark.django_db
