@@ -99,7 +99,7 @@ def test_it_marks_an_entrys_copy_without_a_reload_when_the_agent_stores_it(signe
                    cwd=Path(__file__).resolve().parents[2], timeout=180)
 
     mark = entries.get_by_role("link", name="also in holographic, fact 7")
-    expect(mark).to_be_visible(timeout=60_000)  # a safety net against a hang only
+    expect(mark).to_be_visible(timeout=180_000)  # a safety net against a hang only
     assert page.evaluate("window.__notReloaded") is True
     mark.focus()
     page.keyboard.press("Enter")
