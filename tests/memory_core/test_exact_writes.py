@@ -189,8 +189,8 @@ def _waiting_for_a_rewrite(home: Path, text: str, call: Callable[[], Any]) -> An
         assert thread.is_alive(), "the call waits for the lock"
     finally:
         release.set()
-        holder.join(30)
-    thread.join(30)
+        holder.join(180)
+    thread.join(180)
     assert holder.exitcode == 0 and results
     return results[0]
 

@@ -43,13 +43,13 @@ def _run_adders(home: Path, with_deleter: bool) -> tuple[list[str], list[str]]:
     saved: list[str] = []
     deleted: list[str] = []
     for _ in adders:
-        _kind, _worker, texts = results.get(timeout=120)
+        _kind, _worker, texts = results.get(timeout=180)
         saved.extend(texts)
     stop.set()
     if with_deleter:
-        _kind, _worker, deleted = results.get(timeout=120)
+        _kind, _worker, deleted = results.get(timeout=180)
     for process in processes:
-        process.join(60)
+        process.join(180)
         assert process.exitcode == 0
     return saved, deleted
 
