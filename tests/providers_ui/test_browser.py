@@ -82,7 +82,7 @@ def test_it_reports_invalid_json_at_its_field_and_leaves_the_file_untouched(sign
 
     page.get_by_role("button", name="Review changes").click()
     summary = page.locator("#error-summary")
-    assert "Nothing was saved" in summary.inner_text()
+    expect(summary).to_contain_text("Nothing was saved")  # waits for the answer to the click
     expect(summary.get_by_role("link", name="Recall tag filter")).to_be_visible()
     screenshot(page, "provider-json-error-summary")
     assert (home / "hindsight" / "config.json").read_text() == original
