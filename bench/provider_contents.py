@@ -186,7 +186,7 @@ def main() -> None:
     secrets = tuple(sorted(secret_masker(home=home).forms))
 
     def cold(i: int) -> object:
-        provider_findings._cache.clear()
+        provider_findings._analyses.clear()
         return provider_findings.analyse_provider(store, secrets=secrets)
 
     measure(f"provider findings, newest {provider_findings.SCAN_LIMIT} facts (cold)", cold, 5, warm=False)

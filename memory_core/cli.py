@@ -24,6 +24,7 @@ from memory_core.config import read_memory_config, store_from_config
 from memory_core.entries import TARGETS
 from memory_core.maintenance import Finding, analyse_store
 from memory_core.maintenance.findings import CREDENTIAL, REDACTED, redact
+from memory_core.maintenance.provider import analyse_provider
 from memory_core.services import add_entry, remove_entry, replace_entry, target_error
 from memory_core.slash import NO_PENDING, format_pending_list
 from memory_core.state import StoreState, read_store_state
@@ -236,6 +237,32 @@ def _check_report(state: StoreState, secrets: Sequence[str]) -> dict[str, Any]:
     }
 
 
+def _provider_report(home: Path, provider: str, secrets: Sequence[str]) -> dict[str, Any] | None:
+    """The active provider's newest items, checked the same way (None: no store the panel reads).
+    Only credentials fail the check there: the agent stores similar facts on its own."""
+    from memory_core.external import BROWSABLE, source_for
+    from memory_core.external.base import ContentsError
+
+    name = provider.strip().lower()
+    source = source_for(name, home=home) if name in BROWSABLE else None
+    if source is None or not source.exists():
+        return None
+    try:
+        analysis = analyse_provider(source, secrets=secrets)
+    except ContentsError as exc:
+        return {"provider": name, "error": exc.message, "items_checked": 0, "more": False, "findings": []}
+    credentials: dict[int, list[tuple[int, int]]] = {}
+    for finding in analysis.findings:
+        if finding.category == CREDENTIAL:
+            credentials.setdefault(finding.index, []).extend(finding.spans)
+    findings = []
+    for finding in analysis.findings:
+        shown = _finding_as_dict(finding, credentials.get(finding.index, ()))
+        shown["item_id"] = analysis.items[finding.index].id
+        findings.append(shown)
+    return {"provider": name, "items_checked": len(analysis.items), "more": analysis.more, "findings": findings}
+
+
 def _check(output: _Output, home: Path, target: str | None, secrets: Sequence[str]) -> int:
     if target is not None and target not in TARGETS:
         output.error(f"Invalid target '{target}'. Use 'memory' or 'user'.")
@@ -249,8 +276,11 @@ def _check(output: _Output, home: Path, target: str | None, secrets: Sequence[st
         report["duplicate_groups"] or any(f["category"] == CREDENTIAL for f in report["findings"])
         for report in reports.values()
     )
+    provider = _provider_report(home, config.provider, secrets) if target is None else None
+    if provider is not None:
+        failing = failing or any(f["category"] == CREDENTIAL for f in provider["findings"])
     if output.as_json:
-        output.json(reports)
+        output.json({**reports, **({"provider": provider} if provider is not None else {})})
         return EXIT_REFUSED if failing else EXIT_OK
     for number, report in enumerate(reports.values()):
         if number:
@@ -275,6 +305,18 @@ def _check(output: _Output, home: Path, target: str | None, secrets: Sequence[st
             output.line(f"  {finding['category']} in entry {finding['index'] + 1}: {evidence}")
             output.line(f"    {finding['explanation']}")
             output.line(f"    -> {finding['suggestion']}")
+    if provider is not None:
+        output.line()
+        more = " (the newest only)" if provider["more"] else ""
+        output.line(f"{provider['provider']}: {provider['items_checked']:,} item(s) checked{more}")
+        if provider.get("error"):
+            output.line(f"  cannot be read: {provider['error']}")
+        elif not provider["findings"]:
+            output.line("  no findings")
+        for finding in provider["findings"]:
+            evidence = ", ".join(repr(part["text"]) for part in finding["evidence"])
+            output.line(f"  {finding['category']} in item {finding['item_id']}: {evidence}")
+            output.line(f"    {finding['explanation']}")
     return EXIT_REFUSED if failing else EXIT_OK
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from memory_core.home import resolve_home
+from memory_core.messages import say
 from memory_core.store import MemoryStore
 
 DEFAULT_MEMORY_CHAR_LIMIT = 2200
@@ -65,24 +66,25 @@ def _read_yaml(path: Path) -> tuple[Any, str]:
 
     try:
         if path.stat().st_size > MAX_CONFIG_BYTES:
-            return {}, f"config.yaml is larger than {MAX_CONFIG_BYTES // 1024} KB and was not read"
+            return {}, say("config_too_large", size=str(MAX_CONFIG_BYTES // 1024))
         text = safe_paths.read_bytes(path, path.absolute().parent).decode("utf-8")
     except FileNotFoundError:
         return {}, ""
     except safe_paths.LinkOutsideHome:
-        return {}, "config.yaml is a link to a file outside the agent's home and was not read"
+        return {}, say("config_link_read")
     except (OSError, UnicodeDecodeError) as exc:
-        return {}, f"config.yaml could not be read: {exc.__class__.__name__}"
+        return {}, say("config_unreadable", error=exc.__class__.__name__)
     try:
         return yaml.safe_load(text) or {}, ""
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        return {}, f"config.yaml is not valid YAML{where}"
+        if mark is not None:
+            return {}, say("config_invalid_yaml_at", line=str(mark.line + 1))
+        return {}, say("config_invalid_yaml")
     except RecursionError:
-        return {}, "config.yaml is nested too deeply to read"
+        return {}, say("config_too_deep")
     except ValueError:  # e.g. an integer of more digits than Python converts
-        return {}, "config.yaml has a number too long to read"
+        return {}, say("config_long_number")
 
 
 _TRUTHY = frozenset({"1", "true", "yes", "on"})
@@ -165,10 +167,7 @@ def set_write_approval(home: str | os.PathLike[str] | None, enabled: bool) -> No
     path = config_path(home)
     root = resolve_home(home)
     if safe_paths.leaving_link(path, root) is not None:
-        raise ValueError(
-            "config.yaml is a link to a file outside the agent's home; the panel does not write through links. "
-            "Nothing was changed."
-        )
+        raise ValueError(say("config_link_write"))
     round_trip = YAML()
     round_trip.preserve_quotes = True
     try:

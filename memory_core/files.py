@@ -11,6 +11,7 @@ from pathlib import Path
 
 from memory_core import safe_paths
 from memory_core.entries import decode_store_bytes
+from memory_core.messages import say
 
 
 @dataclass(frozen=True)
@@ -143,19 +144,16 @@ def _make_temp(dir_fd: int | None, directory: str) -> tuple[int, str]:
 def write_failure_reason(exc: BaseException, *, folder: str, file_name: str) -> str:
     """What went wrong, in words, naming only ``folder``/``file_name`` (relative to the home)."""
     if isinstance(exc, safe_paths.LinkOutsideHome):
-        return (
-            f"{exc.name} is a link to a file outside the agent's home; the panel does not write through "
-            "links. Nothing was changed."
-        )
+        return say("write_link", name=exc.name)
     number = getattr(exc, "errno", None)
     if number == errno.ENOSPC or number == getattr(errno, "EDQUOT", -1):
-        return "The disk is full: nothing was changed."
+        return say("write_disk_full")
     if number == errno.EROFS:
-        return f"{folder} is on a read-only file system: nothing was changed."
+        return say("write_read_only_fs", folder=folder)
     if number in (errno.EACCES, errno.EPERM):
-        return f"{folder} is read-only (permission denied): nothing was changed."
+        return say("write_read_only", folder=folder)
     detail = getattr(exc, "strerror", None) or type(exc).__name__
-    return f"{file_name} could not be written ({detail}): nothing was changed."
+    return say("write_failed", file=file_name, problem=detail)
 
 
 def atomic_write_text(path: Path, text: str, *, home: Path | None = None) -> None:

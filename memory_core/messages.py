@@ -8,35 +8,129 @@ from __future__ import annotations
 
 from typing import Any
 
+from memory_core.coded import Message, render
 from memory_core.entries import failure_usage
 
 Result = dict[str, Any]
 
+# The English of every coded message memory_core writes (docs/admin_panel.md, "Errors as codes"):
+# the store's refusals the agent's memory tool returns, the panel's own refusals, why config.yaml
+# could not be read, why a file could not be written. The panel's table (admin_panel/messages.py)
+# words the same codes.
+TEXTS: dict[str, str] = {
+    "empty_content": "Content cannot be empty.",
+    "nul_content": "Content cannot contain NUL characters (U+0000). Remove them and retry.",
+    "surrogate_content": (
+        "Content is not valid Unicode text (it contains a lone surrogate code point). Remove it and retry."),
+    "delimiter_inside": (
+        "An entry cannot contain a line with only § on it: the agent uses that line to separate entries."),
+    "delimiter_at_end": (
+        "An entry cannot end with a line with only § on it: the agent would read that line as part of the "
+        "separator before the next entry."),
+    "entries_would_join": (
+        "Nothing was written: an entry already in the file ends with a line with only § on it, so the "
+        "entry after it would not read back unchanged. Edit that entry first."),
+    "empty_new_content": "new_content cannot be empty. Use 'remove' to delete entries.",
+    "duplicate": "Entry already exists (no duplicate added).",
+    "over_budget_add": (
+        "Memory at %(current)s/%(limit)s chars. Adding this entry (%(length)s chars) would exceed the limit. "
+        "Consolidate now: use 'replace' to merge overlapping entries into shorter ones or 'remove' stale or "
+        "less important entries (see current_entries below), then retry this add — all in this turn."),
+    "over_budget_replace": (
+        "Replacement would put memory at %(total)s/%(limit)s chars. Shorten the new content, or 'remove' other "
+        "stale or less important entries to make room (see current_entries below), then retry — all in this turn."),
+    "threat_invisible": "Blocked: content contains invisible unicode character %(code)s (possible injection).",
+    "threat_pattern": (
+        "Blocked: content matches threat pattern '%(pattern)s'. Content is injected into the system prompt "
+        "and must not contain injection or exfiltration payloads."),
+    "unreadable_refusal": (
+        "Refusing to write %(file)s: the file exists but could not be read (%(reason)s). It was left "
+        "unchanged; fix its permissions or encoding, or move it aside, then retry."),
+    "link_refusal": (
+        "Refusing to write %(file)s: %(name)s is a link to a file outside the agent's home; the panel does not "
+        "write through links. Nothing was changed."),
+    "lock_refusal": "Refusing to write %(file)s: cannot open lock file %(file)s.lock (%(reason)s).",
+    "drift_refusal": (
+        "Refusing to write %(file)s: file on disk has content that wouldn't round-trip through the memory "
+        "tool (likely added by the patch tool, a shell append, a manual edit, or a concurrent session). A "
+        "snapshot was saved to %(backup)s. Resolve the drift first — either rewrite the file as a clean "
+        "§-delimited list of entries, or move the extra content out — then retry. This guard exists to "
+        "prevent silent data loss (issue #26045)."),
+    "no_match": (
+        "No entry matched '%(text)s'. Check current_entries below and retry with the exact text of the "
+        "entry you want to %(verb)s."),
+    "ambiguous": "Multiple entries matched '%(text)s'. Be more specific.",
+    "invalid_target": "Invalid target '%(target)s'. Use 'memory' or 'user'.",
+    "nothing_selected": "No entries selected.",
+    "empty_old_content": "old_content cannot be empty.",
+    "entry_changed": (
+        "Nothing was replaced: the entry is no longer in the file exactly as it was read (changed or "
+        "removed meanwhile). Reload and retry."),
+    "drift_stale": "Nothing was rewritten: %(file)s changed since it was read. Reload it and check again.",
+    "no_drift": "Nothing was rewritten: %(file)s has no drift to resolve.",
+    "drift_not_resolvable": (
+        "Nothing was rewritten: one entry of %(file)s is %(longest)s characters long, more than the limit of "
+        "%(limit)s, and rewriting cannot shorten it. Move text out of it by hand (with a § separator between "
+        "entries), then retry."),
+    "drift_backup_failed": "Nothing was rewritten: %(file)s could not be backed up first (%(backup)s).",
+    "drift_would_join": (
+        "Nothing was rewritten: an entry of %(file)s ends with a line with only § on it, so rewriting would join "
+        "it to the entry after it. Move or remove that line by hand, then retry."),
+    "drift_resolved_one": "Rewrote %(file)s as its %(count)s entry; the previous text was saved to %(backup)s.",
+    "drift_resolved": "Rewrote %(file)s as its %(count)s entries; the previous text was saved to %(backup)s.",
+    "entries_gone_one": (
+        "Nothing was deleted: %(count)s selected entry is no longer in the file (changed or removed "
+        "meanwhile). Reload and select again."),
+    "entries_gone": (
+        "Nothing was deleted: %(count)s selected entries are no longer in the file (changed or removed "
+        "meanwhile). Reload and select again."),
+    "deleted_one": "Deleted %(count)s entry.",
+    "deleted": "Deleted %(count)s entries.",
+    # why config.yaml's memory settings could not be read (memory_core.config)
+    "config_invalid_yaml_at": "config.yaml is not valid YAML (line %(line)s)",
+    "config_invalid_yaml": "config.yaml is not valid YAML",
+    "config_too_large": "config.yaml is larger than %(size)s KB and was not read",
+    "config_unreadable": "config.yaml could not be read: %(error)s",
+    "config_too_deep": "config.yaml is nested too deeply to read",
+    "config_long_number": "config.yaml has a number too long to read",
+    "config_link_read": "config.yaml is a link to a file outside the agent's home and was not read",
+    "config_link_write": (
+        "config.yaml is a link to a file outside the agent's home; the panel does not write through links. "
+        "Nothing was changed."),
+    # a file that could not be written (memory_core.files.write_failure_reason)
+    "write_link": (
+        "%(name)s is a link to a file outside the agent's home; the panel does not write through links. "
+        "Nothing was changed."),
+    "write_read_only": "%(folder)s is read-only (permission denied): nothing was changed.",
+    "write_read_only_fs": "%(folder)s is on a read-only file system: nothing was changed.",
+    "write_disk_full": "The disk is full: nothing was changed.",
+    "write_failed": "%(file)s could not be written (%(problem)s): nothing was changed.",
+}
+
+
+def say(code: str, /, **params: Any) -> Message:
+    """memory_core's message ``code`` with ``params``, in English."""
+    return render(TEXTS, code, params)
+
 ADDED = "Entry added."
-DUPLICATE = "Entry already exists (no duplicate added)."
+DUPLICATE = say("duplicate")
 REPLACED = "Entry replaced."
 REMOVED = "Entry removed."
 SUCCESS_NOTE = "Write saved. This update is complete — do not repeat it."
 
-EMPTY_CONTENT = "Content cannot be empty."
+EMPTY_CONTENT = say("empty_content")
 EMPTY_OLD_TEXT = "old_text cannot be empty."
-EMPTY_NEW_CONTENT = "new_content cannot be empty. Use 'remove' to delete entries."
+EMPTY_NEW_CONTENT = say("empty_new_content")
 EMPTY_OPERATIONS = "operations list is empty."
 # memory-panel refuses NUL characters (0.19.0 stores them silently); not counted by the breaker.
-NUL_CONTENT = "Content cannot contain NUL characters (U+0000). Remove them and retry."
+NUL_CONTENT = say("nul_content")
 # Lone surrogates (e.g. undecodable bytes passed on a command line) cannot be stored as UTF-8.
-SURROGATE_CONTENT = "Content is not valid Unicode text (it contains a lone surrogate code point). Remove it and retry."
+SURROGATE_CONTENT = say("surrogate_content")
 # memory-panel's own writes refuse text that would not read back as the same entry (0.19.0's
 # store writes it; see docs/memory_core.md). Not counted by the breaker.
-DELIMITER_INSIDE = "An entry cannot contain a line with only § on it: the agent uses that line to separate entries."
-DELIMITER_AT_END = (
-    "An entry cannot end with a line with only § on it: the agent would read that line as part of the "
-    "separator before the next entry."
-)
-ENTRIES_WOULD_JOIN = (
-    "Nothing was written: an entry already in the file ends with a line with only § on it, so the "
-    "entry after it would not read back unchanged. Edit that entry first."
-)
+DELIMITER_INSIDE = say("delimiter_inside")
+DELIMITER_AT_END = say("delimiter_at_end")
+ENTRIES_WOULD_JOIN = say("entries_would_join")
 BATCH_SUFFIX = " No operations were applied (batch is all-or-nothing)."
 # Newer agents (docs/memory_core.md "Newer agents"): a staged replace/remove names the whole entry
 # it was reviewed against, and approval refuses when that entry is gone; one staged before
@@ -95,19 +189,11 @@ def with_entries(error: str, entries: list[str], count: int | None = None, limit
 
 
 def over_budget_add(current: int, limit: int, length: int) -> str:
-    return (
-        f"Memory at {current:,}/{limit:,} chars. Adding this entry ({length} chars) would exceed the limit. "
-        "Consolidate now: use 'replace' to merge overlapping entries into shorter ones or 'remove' stale or "
-        "less important entries (see current_entries below), then retry this add — all in this turn."
-    )
+    return say("over_budget_add", current=f"{current:,}", limit=f"{limit:,}", length=str(length))
 
 
 def over_budget_replace(new_total: int, limit: int) -> str:
-    return (
-        f"Replacement would put memory at {new_total:,}/{limit:,} chars. Shorten the new content, or "
-        "'remove' other stale or less important entries to make room (see current_entries below), then "
-        "retry — all in this turn."
-    )
+    return say("over_budget_replace", total=f"{new_total:,}", limit=f"{limit:,}")
 
 
 def over_budget_batch(count: int, total: int, limit: int) -> str:
@@ -118,14 +204,11 @@ def over_budget_batch(count: int, total: int, limit: int) -> str:
 
 
 def no_match(old_text: str, verb: str) -> str:
-    return (
-        f"No entry matched '{old_text}'. Check current_entries below and retry with the exact text of the "
-        f"entry you want to {verb}."
-    )
+    return say("no_match", text=old_text, verb=verb)
 
 
 def ambiguous(old_text: str) -> str:
-    return f"Multiple entries matched '{old_text}'. Be more specific."
+    return say("ambiguous", text=old_text)
 
 
 def previews(entries: list[str], width: int = 80) -> list[str]:
@@ -147,80 +230,57 @@ def breaker_terminal(count: int) -> Result:
 def drift_refusal(file_name: str, backup: str) -> Result:
     return {
         "success": False,
-        "error": (
-            f"Refusing to write {file_name}: file on disk has content that wouldn't round-trip through the "
-            "memory tool (likely added by the patch tool, a shell append, a manual edit, or a concurrent "
-            f"session). A snapshot was saved to {backup}. Resolve the drift first — either rewrite the file "
-            "as a clean §-delimited list of entries, or move the extra content out — then retry. This guard "
-            "exists to prevent silent data loss (issue #26045)."
-        ),
+        "error": say("drift_refusal", file=file_name, backup=backup),
         "drift_backup": backup,
         "remediation": DRIFT_REMEDIATION,
     }
 
 
 def unreadable_refusal(file_name: str, reason: str) -> Result:
-    return failure(
-        f"Refusing to write {file_name}: the file exists but could not be read ({reason}). It was left "
-        "unchanged; fix its permissions or encoding, or move it aside, then retry."
-    )
+    return failure(say("unreadable_refusal", file=file_name, reason=reason))
 
 
 def link_refusal(file_name: str, name: str) -> Result:
     """memory-panel (docs/safe_paths.md): ``name`` (relative to the home) leads out of the home."""
-    return failure(
-        f"Refusing to write {file_name}: {name} is a link to a file outside the agent's home; the panel "
-        "does not write through links. Nothing was changed.",
-        linked=name,
-    )
+    return failure(say("link_refusal", file=file_name, name=name), linked=name)
 
 
 def lock_refusal(file_name: str, reason: str) -> Result:
-    return failure(f"Refusing to write {file_name}: cannot open lock file {file_name}.lock ({reason}).")
+    return failure(say("lock_refusal", file=file_name, reason=reason))
 
 
 def invalid_target(target: object) -> str:
-    return f"Invalid target '{target}'. Use 'memory' or 'user'."
+    return say("invalid_target", target=str(target))
 
 
-NOTHING_SELECTED = "No entries selected."
-EMPTY_OLD_CONTENT = "old_content cannot be empty."
-ENTRY_CHANGED = (
-    "Nothing was replaced: the entry is no longer in the file exactly as it was read (changed or "
-    "removed meanwhile). Reload and retry."
-)
+NOTHING_SELECTED = say("nothing_selected")
+EMPTY_OLD_CONTENT = say("empty_old_content")
+ENTRY_CHANGED = say("entry_changed")
 
 
 def drift_stale(file_name: str) -> str:
-    return f"Nothing was rewritten: {file_name} changed since it was read. Reload it and check again."
+    return say("drift_stale", file=file_name)
 
 
 def no_drift(file_name: str) -> str:
-    return f"Nothing was rewritten: {file_name} has no drift to resolve."
+    return say("no_drift", file=file_name)
 
 
 def drift_not_resolvable(file_name: str, longest: int, limit: int) -> str:
-    return (
-        f"Nothing was rewritten: one entry of {file_name} is {longest:,} characters long, more than the limit of "
-        f"{limit:,}, and rewriting cannot shorten it. Move text out of it by hand (with a § separator between "
-        "entries), then retry."
-    )
+    return say("drift_not_resolvable", file=file_name, longest=f"{longest:,}", limit=f"{limit:,}")
 
 
 def drift_would_join(file_name: str) -> str:
-    return (
-        f"Nothing was rewritten: an entry of {file_name} ends with a line with only § on it, so rewriting would "
-        "join it to the entry after it. Move or remove that line by hand, then retry."
-    )
+    return say("drift_would_join", file=file_name)
 
 
 def drift_backup_failed(file_name: str, backup: str) -> str:
-    return f"Nothing was rewritten: {file_name} could not be backed up first ({backup})."
+    return say("drift_backup_failed", file=file_name, backup=backup)
 
 
 def drift_resolved(file_name: str, count: int, backup: str) -> str:
-    noun = "entry" if count == 1 else "entries"
-    return f"Rewrote {file_name} as its {count} {noun}; the previous text was saved to {backup}."
+    return say("drift_resolved_one" if count == 1 else "drift_resolved", file=file_name, count=str(count),
+               backup=backup)
 
 
 # The three refusals that concern the file itself (drift, unreadable, lock) start with this.
@@ -234,15 +294,11 @@ def is_file_refusal(result: Result) -> bool:
 
 
 def entries_gone(count: int) -> str:
-    noun = "entry is" if count == 1 else "entries are"
-    return (
-        f"Nothing was deleted: {count} selected {noun} no longer in the file (changed or removed "
-        "meanwhile). Reload and select again."
-    )
+    return say("entries_gone_one" if count == 1 else "entries_gone", count=str(count))
 
 
 def deleted(count: int) -> str:
-    return f"Deleted {count} {'entry' if count == 1 else 'entries'}."
+    return say("deleted_one" if count == 1 else "deleted", count=str(count))
 
 
 def batch_position(index: int, action: object) -> str:

@@ -13,6 +13,8 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
+from memory_core.messages import say
+
 MAX_SCAN_CHARS = 65_536
 SCOPES = ("all", "context", "strict")
 # Memory writes and the snapshot are scanned with every pattern.
@@ -415,11 +417,8 @@ def first_threat_message(content: str, scope: str = "strict") -> str | None:
     first = found[0]
     if first.startswith(INVISIBLE_PREFIX):
         code = first[len(INVISIBLE_PREFIX) :]
-        return f"Blocked: content contains invisible unicode character {code} (possible injection)."
-    return (
-        f"Blocked: content matches threat pattern '{first}'. Content is injected into the system prompt "
-        "and must not contain injection or exfiltration payloads."
-    )
+        return say("threat_invisible", code=code)
+    return say("threat_pattern", pattern=first)
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from provider_schemas.config_schema import (
     ProviderField,
 )
 from provider_schemas.messages import message as coded
+from provider_schemas.messages import template
 
 _HOST_LABEL = re.compile(r"(?!-)[A-Za-z0-9-]{1,63}(?<!-)")
 
@@ -90,16 +91,11 @@ def _bounds(f: ProviderField) -> str:
 
 
 def _number_templates() -> dict[tuple[bool, bool, str], str]:
-    out = {}
-    for integer in (True, False):
-        what = "a whole number" if integer else "a number"
-        for unit in (True, False):
-            noun = f"{what} of %(unit)s" if unit else what
-            out[(integer, unit, "both")] = f"Enter {noun} from %(minimum)s to %(maximum)s."
-            out[(integer, unit, "min")] = f"Enter {noun}, at least %(minimum)s."
-            out[(integer, unit, "max")] = f"Enter {noun}, at most %(maximum)s."
-            out[(integer, unit, "none")] = f"Enter {noun}."
-    return out
+    """Keyed by (whole number?, unit?, which bounds); the code says the same (``number_whole_unit_both``)."""
+    return {
+        (integer, unit, bounds): template(f"number{'_whole' * integer}{'_unit' * unit}_{bounds}")
+        for integer in (True, False) for unit in (True, False) for bounds in ("both", "min", "max", "none")
+    }
 
 
 NUMBER_TEMPLATES = _number_templates()
@@ -133,17 +129,11 @@ def number_violation(f: ProviderField, value: int | float) -> Violation | None:
 
 # --- text ------------------------------------------------------------------------------------------
 
+# The English of each is provider_schemas.messages.ENGLISH["constraint_<name>"].
 TEXT_TEMPLATES = {
-    "pattern_hint": "Enter a value like this: %(hint)s.",
-    "pattern": "Enter a value that matches %(pattern)s.",
-    "url": "Enter a web address that starts with http:// or https://, for example %(example)s.",
-    "host": "Enter a host name or IP address without http:// or a port, for example %(example)s.",
-    "port": "Enter a port number from 1 to 65535.",
-    "path": "Enter a file path on one line.",
-    "max_length": "Enter at most %(max_length)s characters (this has %(length)s).",
-    "keywords": "Enter one of: %(keywords)s.",
-    "keywords_json": "Enter one of: %(keywords)s, or JSON such as %(example)s.",
-    "keywords_json_problem": "Enter one of: %(keywords)s, or JSON such as %(example)s (%(shape_problem)s).",
+    name: template(f"constraint_{name}")
+    for name in ("pattern_hint", "pattern", "url", "host", "port", "path", "max_length", "keywords", "keywords_json",
+                 "keywords_json_problem")
 }
 
 
@@ -242,26 +232,15 @@ def _no_constant(name: str) -> Any:
 
 # --- JSON shapes -----------------------------------------------------------------------------------
 
-JSON_TEMPLATE = "Enter JSON such as %(example)s (%(shape_problem)s)."
+JSON_TEMPLATE = template("constraint_json")
 PROBLEM_TEMPLATES = {
-    "type": "%(json_where)s must be %(json_type)s",
-    "any_type": "%(json_where)s must be either %(json_type)s or %(json_other_type)s",
-    "enum": "%(json_where)s must be one of %(values)s",
-    "min_items": "%(json_where)s needs at least %(count)s item(s)",
-    "required": "%(json_where)s needs the key %(key)s",
-    "extra": "%(json_where)s has the key %(key)s, which is not used",
-    "pattern": "%(json_where)s is not in the expected form",
+    name: template(f"json_{name}") for name in ("type", "any_type", "enum", "min_items", "required", "extra", "pattern")
 }
 TYPE_NOUNS = {
-    "object": "an object",
-    "array": "a list",
-    "string": "text",
-    "number": "a number",
-    "integer": "a whole number",
-    "boolean": "true or false",
-    "null": "null",
+    name: template(f"json_type_{name}")
+    for name in ("object", "array", "string", "number", "integer", "boolean", "null")
 }
-ROOT_WHERE = "the value"
+ROOT_WHERE = template("json_root")
 
 
 def _type_ok(kind: str, value: Any) -> bool:
@@ -346,7 +325,9 @@ def _any_of_problem(choices: list[dict[str, Any]], value: Any, path: str) -> str
     nouns = [TYPE_NOUNS.get(c.get("type"), str(c.get("type"))) for c in choices if isinstance(c.get("type"), str)]
     if len(nouns) < 2:
         return problems[0]
-    return PROBLEM_TEMPLATES["any_type"] % {"json_where": path or ROOT_WHERE, "json_type": ", ".join(nouns[:-1]),
+    # One noun before "or" stays a coded message (translated); a list of them is shown as written.
+    first = nouns[0] if len(nouns) == 2 else ", ".join(nouns[:-1])
+    return PROBLEM_TEMPLATES["any_type"] % {"json_where": path or ROOT_WHERE, "json_type": first,
                                             "json_other_type": nouns[-1]}
 
 

@@ -106,10 +106,7 @@ class StorageParseError(ProviderSchemaError):
         # A file reached through a link out of the home is neither read nor written (docs/safe_paths.md).
         self.linked = problem == LINK_PROBLEM
         if self.linked:
-            self.detail = (
-                f"Cannot save: {file} is a link to a file outside the agent's home; the panel does not write "
-                "through links. Nothing was changed."
-            )
+            self.detail = coded("link_cannot_save", file=file)
         else:
             self.detail = coded("storage_unparsable", file=file, format=fmt, problem=problem)
         super().__init__(self.detail)
@@ -123,7 +120,7 @@ class StorageParseError(ProviderSchemaError):
 
 
 def link_banner(file: str) -> str:
-    return f"{file} is a link to a file outside the agent's home; the panel does not read or write through links."
+    return coded("link_banner", name=file)
 
 
 class ConflictError(ProviderSchemaError):

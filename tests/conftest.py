@@ -45,8 +45,9 @@ CHROMIUM_ARGS = [
 ]
 ARTIFACTS_DIR = Path(__file__).resolve().parent.parent / "test-artifacts"
 # Browser tests wait on conditions (an element, a URL, a request), never for a length of time. This
-# bound only stops a hang, so it is far above what a loaded 2-core machine ever needs.
-BROWSER_TIMEOUT_MS = 30_000
+# bound only stops a hang, so it is far above what a loaded 2-core machine ever needs (a page that
+# starts a process or a server there can take a minute).
+BROWSER_TIMEOUT_MS = 180_000
 DOCS_SCREENSHOTS_DIR = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
 PASSWORD = "correct horse battery staple"
 
@@ -219,6 +220,16 @@ def browser() -> Iterator[object]:
     expect.set_options(timeout=BROWSER_TIMEOUT_MS)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        # Every context any test opens waits as long as the bound above, not Playwright's 30 s:
+        # under load a click that starts a server-side process outlasts the default.
+        new_context = chromium.new_context
+
+        def new_context_with_bound(*args, **kwargs):
+            context = new_context(*args, **kwargs)
+            context.set_default_timeout(BROWSER_TIMEOUT_MS)
+            return context
+
+        chromium.new_context = new_context_with_bound
         yield chromium
         chromium.close()
 

@@ -79,7 +79,7 @@ class SecretServiceSession:
         bus = subprocess.run(
             ["dbus-daemon", f"--config-file={config}", "--fork", "--nopidfile", "--print-address=1",
              "--print-pid=1"],
-            env=env, capture_output=True, text=True, check=True, timeout=60,
+            env=env, capture_output=True, text=True, check=True, timeout=180,
         )
         lines = bus.stdout.split()
         self.address, self._pids = lines[0], [int(lines[1])]
@@ -150,7 +150,7 @@ class SecretServiceSession:
         from jeepney import DBusAddress, MessageType, new_method_call
         with self.connect() as conn:
             target = DBusAddress(path, bus_name="org.freedesktop.secrets", interface=interface)
-            reply = conn.send_and_get_reply(new_method_call(target, method, signature, body), timeout=30)
+            reply = conn.send_and_get_reply(new_method_call(target, method, signature, body), timeout=180)
             if reply.header.message_type == MessageType.error:
                 raise RuntimeError(f"{method}: {reply.body}")
             return reply.body
@@ -170,13 +170,13 @@ class SecretServiceSession:
             service = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
                                   interface="org.freedesktop.Secret.Service")
             session = conn.send_and_get_reply(new_method_call(service, "OpenSession", "sv", ("plain", ("s", ""))),
-                                              timeout=30).body[1]
+                                              timeout=180).body[1]
             internal = DBusAddress("/org/freedesktop/secrets", bus_name="org.freedesktop.secrets",
                                    interface="org.gnome.keyring.InternalUnsupportedGuiltRiddenInterface")
             secret = (session, b"", TEST_PASSWORD, "text/plain")
             conn.send_and_get_reply(
                 new_method_call(internal, "UnlockWithMasterPassword", "o(oayays)", (self.collection_path(), secret)),
-                timeout=30,
+                timeout=180,
             )
 
     def is_locked(self) -> bool:
@@ -184,7 +184,7 @@ class SecretServiceSession:
         with self.connect() as conn:
             target = DBusAddress(self.collection_path(), bus_name="org.freedesktop.secrets",
                                  interface="org.freedesktop.Secret.Collection")
-            return bool(conn.send_and_get_reply(Properties(target).get("Locked"), timeout=30).body[0][1])
+            return bool(conn.send_and_get_reply(Properties(target).get("Locked"), timeout=180).body[0][1])
 
     def items(self, *, probes: bool = True) -> dict[tuple[str, str], str]:
         """Every (service, username) → secret in the default collection (read with secretstorage).
@@ -231,7 +231,7 @@ def _present_items(conn: Any) -> Iterator[Any]:
     collection = secretstorage.Collection(conn)
     listing = DBusAddress(collection.collection_path, bus_name="org.freedesktop.secrets",
                           interface="org.freedesktop.Secret.Collection")
-    for path in conn.send_and_get_reply(Properties(listing).get("Items"), timeout=30).body[0][1]:
+    for path in conn.send_and_get_reply(Properties(listing).get("Items"), timeout=180).body[0][1]:
         try:
             item = secretstorage.Item(conn, path)
         except ItemNotFoundException:

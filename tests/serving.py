@@ -96,4 +96,4 @@ def running_server(*, hermes_home: Path, data_dir: Path, extra_args: tuple[str, 
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        reader.join(timeout=5)
+        reader.join(timeout=180)

@@ -9,10 +9,12 @@ always used (docs/admin_panel.md, "Forms from the declaration"):
 ``secret:<key>`` + ``new:<key>`` the secret's keep / replace / clear and its new value, read as one
 widget.
 
-The values' rules (numbers, JSON, patterns, ``required_unless``, ``when``) stay in
-provider_schemas: the planner checks them once, for the form and the API alike, and its errors are
-shown on these forms' fields. A form only rejects what is about its own controls ("Replace" chosen
-with an empty box).
+Each field knows its declared ``ProviderField`` and checks a changed value with provider_schemas'
+own per-kind rules (``coerce``: numbers, JSON, choices, constraints); the API's JSON and the HTML
+post go through the same form (``api_form``). What depends on other fields (``when``,
+``set_and_cleared``, a select's stored value) stays with the planner, which words the answer: a
+value the form refuses is still planned, so the API's ``detail`` and ``errors`` are 0.19.0's.
+The form's own errors are about its controls ("Replace" chosen with an empty box).
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
+
+from memory_core.caching import MISSING, KeyedCache
+from provider_schemas.values import FieldError, coerce, normalise_input
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
 
@@ -102,17 +107,47 @@ class DeclaredValue(forms.Field):
     widget = TextValue
     hidden_widget = HiddenValue
 
-    def __init__(self, *, kind: str, **kwargs: Any) -> None:
+    def __init__(self, *, kind: str, declared: Any = None, storage: str = "", **kwargs: Any) -> None:
         self.kind = kind
+        self.declared = declared  # the provider_schemas ProviderField (None: the memory settings)
+        self.storage = storage  # the field's effective storage kind
         super().__init__(required=False, show_hidden_initial=True, **kwargs)
 
+    def value_error(self, raw: Any) -> FieldError | None:
+        """provider_schemas' verdict on ``raw`` by this field's own rules, or None when it passes
+        them or depends on other fields (``when``: the planner decides whether it is saved)."""
+        return _value_error(self.declared, raw, self.storage)
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        return {**super().widget_attrs(widget), **declared_attrs(self.kind, getattr(self, "declared", None))}
+
     def to_python(self, value: Any) -> str | None:
-        return None if value is None else str(value)
+        return None if value is None else normalise_input(value)
 
     def has_changed(self, initial: Any, data: Any) -> bool:
         if data is None:
             return False
         return initial is None or initial != data
+
+
+def declared_attrs(kind: str, declared: Any) -> dict[str, str]:
+    """The HTML attributes a declaration's constraints become, for the ones HTML knows (the server
+    checks them all anyway). A number is typed into a text box with a numeric keyboard: a
+    browser's number box drops what it cannot parse ("abc12" becomes "12", "1e" nothing), and
+    what a person typed is never changed silently; the server refuses it and says the range."""
+    attrs: dict[str, str] = {}
+    if kind == "number":
+        attrs["inputmode"] = "numeric" if getattr(declared, "integer", False) else "decimal"
+    if kind != "text" or declared is None:
+        return attrs
+    inputmode = {"url": "url", "port": "numeric"}.get(getattr(declared, "format", ""), "")
+    if inputmode:
+        attrs["inputmode"] = inputmode
+    if getattr(declared, "pattern", "") and not getattr(declared, "keywords", ()):
+        attrs["pattern"] = declared.pattern
+    if getattr(declared, "max_length", None):
+        attrs["maxlength"] = str(declared.max_length)
+    return attrs
 
 
 class DeclaredBool(DeclaredValue):
@@ -136,8 +171,13 @@ class SecretChoice(forms.Field):
         "missing_new": _("Enter the new value, or choose “Keep current value”."),
     }
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, *, declared: Any = None, storage: str = "", **kwargs: Any) -> None:
+        self.declared = declared
+        self.storage = storage
         super().__init__(required=False, **kwargs)
+
+    def value_error(self, raw: Any) -> FieldError | None:
+        return _value_error(self.declared, raw, self.storage)
 
     def to_python(self, value: Any) -> tuple[str, str]:
         action, new = [*list(value or ()), None, None][:2]
@@ -151,6 +191,16 @@ class SecretChoice(forms.Field):
         action, new = value
         if action == "replace" and not new.strip():
             raise forms.ValidationError(self.error_messages["missing_new"], code="missing_new")
+
+
+def _value_error(declared: Any, raw: Any, storage: str) -> FieldError | None:
+    if declared is None or declared.when:
+        return None
+    try:
+        coerce(declared, raw, storage=storage)
+    except FieldError as exc:
+        return exc
+    return None
 
 
 FIELD_CLASSES: dict[str, type[DeclaredValue]] = {
@@ -174,6 +224,7 @@ class Submission:
     edited: dict[str, str] = field(default_factory=dict)  # every non-secret value as typed
     secret_actions: dict[str, str] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)  # form-control problems (not value rules)
+    value_errors: dict[str, Any] = field(default_factory=dict)  # key -> FieldError by the field's own rules
 
     @property
     def secret_values(self) -> dict[str, str]:
@@ -221,6 +272,7 @@ class ProviderForm(DeclaredForm):
                 sub.errors[key] = str(self.errors[key][0])
             elif action == "replace":
                 sub.values[key] = new
+                _note_value_error(sub, key, bound.field.value_error(new))
             elif action == "clear":
                 sub.clear.append(key)
         changed = set(self.changed_data)
@@ -233,33 +285,87 @@ class ProviderForm(DeclaredForm):
                 sub.clear.append(key)
             elif key in changed:
                 sub.values[key] = value
+                _note_value_error(sub, key, self.fields[key].value_error(value))
         return sub
 
+    @classmethod
+    def value_errors(cls, values: Mapping[str, Any]) -> dict[str, FieldError]:
+        """The API's values judged by each declared field's own rules (unknown keys are the
+        planner's: it reports them as ignored). A class method: the fields only read, so the
+        per-instance deep copy of every field a bound form makes is not needed."""
+        found = {}
+        for key, declared in cls.base_fields.items():  # declaration order, as the planner reports
+            check = getattr(declared, "value_error", None)
+            problem = check(values[key]) if check is not None and key in values else None
+            if problem is not None:
+                found[key] = problem
+        return found
 
-def provider_form_class(field_states: Sequence[Any]) -> type[ProviderForm]:
-    """A form class for a provider's editable fields (provider_schemas FieldStates, declaration
-    order); read-only fields are not part of it."""
+
+def _note_value_error(sub: Submission, key: str, problem: FieldError | None) -> None:
+    if problem is not None:
+        sub.value_errors[key] = problem
+
+
+def _build_form_class(fields: Sequence[Any], storage: str) -> type[ProviderForm]:
+    """``fields``: ProviderFields, or FieldStates (their ``field`` is the declaration, if any)."""
     attrs: dict[str, Any] = {}
     secret_keys: list[str] = []
     value_keys: list[str] = []
-    for state in field_states:
-        if getattr(state, "read_only_reason", None):
+    for each in fields:
+        key, kind = each.key, each.kind
+        declared = getattr(each, "field", each)
+        declared = declared if hasattr(declared, "when") else None
+        where = (getattr(declared, "storage", "") or storage) if declared is not None else storage
+        if kind == "secret":
+            attrs[key] = SecretChoice(declared=declared, storage=where)
+            secret_keys.append(key)
             continue
-        if state.kind == "secret":
-            attrs[state.key] = SecretChoice()
-            secret_keys.append(state.key)
-            continue
-        attrs[state.key] = FIELD_CLASSES.get(state.kind, DeclaredValue)(kind=state.kind)
-        attrs[f"reset:{state.key}"] = forms.BooleanField(required=False)
-        value_keys.append(state.key)
+        attrs[key] = FIELD_CLASSES.get(kind, DeclaredValue)(kind=kind, declared=declared, storage=where)
+        attrs[f"reset:{key}"] = forms.BooleanField(required=False)
+        value_keys.append(key)
     attrs["secret_keys"] = tuple(secret_keys)
     attrs["value_keys"] = tuple(value_keys)
     return type("ProviderForm", (ProviderForm,), attrs)
 
 
-def parse_submission(field_states: Sequence[Any], data: Mapping[str, Any]) -> Submission:
-    """Posted data as a submission, through the provider's generated form."""
-    return provider_form_class(field_states)(data=data).submission()
+# Generated classes, one per declaration (and set of read-only fields), in the one cache mechanism
+# (docs/caching.md): a schema object is reused by provider_schemas' loader while its file is
+# unchanged, so a warm page or PUT builds no class. The entry holds the schema, so its id cannot be
+# taken by another object while it is cached.
+_form_classes = KeyedCache("generated form classes", size=256)
+
+
+def _cached_form_class(schema: Any, fields: Sequence[Any], read_only: tuple[str, ...]) -> type[ProviderForm]:
+    key = (id(schema), read_only)
+    hit = _form_classes.get(key, key)
+    if hit is not MISSING and hit[0] is schema:
+        return hit[1]
+    made = _build_form_class([f for f in fields if f.key not in read_only], schema.storage)
+    _form_classes.put(key, key, (schema, made))
+    return made
+
+
+def provider_form_class(field_states: Sequence[Any], schema: Any = None) -> type[ProviderForm]:
+    """A form class for a provider's editable fields (provider_schemas FieldStates, declaration
+    order); read-only fields are not part of it. With the ``schema`` the states come from, the
+    class is built once per declaration."""
+    read_only = tuple(s.key for s in field_states if getattr(s, "read_only_reason", None))
+    if getattr(schema, "fields", None) is None or [f.key for f in schema.fields] != [s.key for s in field_states]:
+        return _build_form_class([s for s in field_states if s.key not in read_only], "")
+    return _cached_form_class(schema, schema.fields, read_only)
+
+
+def api_form(schema: Any) -> type[ProviderForm]:
+    """The form class of ``schema`` (a ProviderConfigSchema) for the API's values: every declared
+    field (``value_errors`` judges them)."""
+    return _cached_form_class(schema, schema.fields, ())
+
+
+def parse_submission(field_states: Sequence[Any], data: Mapping[str, Any], schema: Any = None) -> Submission:
+    """Posted data as a submission, through the provider's generated form (``schema``: the
+    declaration the states come from, as loaded, so its class is reused)."""
+    return provider_form_class(field_states, schema)(data=data).submission()
 
 
 # --- the memory settings form ---------------------------------------------------------------------

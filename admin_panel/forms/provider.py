@@ -13,7 +13,6 @@ it was shown (lets the per-field endpoint re-render only rows whose visibility f
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -27,49 +26,18 @@ from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from admin_panel.forms.declared import Submission
+from admin_panel.cjk_text import tidy_cjk_spaces
+from admin_panel.forms.declared import Submission, declared_attrs
+from admin_panel.forms.field_errors import field_error
+from admin_panel.forms.widgets import render_control
 from admin_panel.localisation import localise_message
 from admin_panel.templatetags.dates import when
 from provider_schemas import prospective_visibility as planned_visibility
-from provider_schemas.constraints import TEXT_TEMPLATES, show_number
-
-_JSON_ERROR_RE = re.compile(r"^Invalid JSON for ")
+from provider_schemas.constraints import TEXT_TEMPLATES
 
 
 def _dom_id(index: int, key: str) -> str:
     return f"fld-{index}-" + re.sub(r"[^A-Za-z0-9_-]", "_", key)[:40]
-
-
-def json_error_position(text: str) -> str:
-    """"line L, column C: reason" for text that is not valid JSON, else ""."""
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        return _("line %(line)s, column %(column)s: %(reason)s") % {
-            "line": exc.lineno,
-            "column": exc.colno,
-            "reason": localise_message(exc.msg),
-        }
-    except (ValueError, RecursionError):
-        return ""
-    return ""
-
-
-def page_errors(errors: Mapping[str, str], details: Mapping[str, Any]) -> dict[str, str]:
-    """The messages a page shows: for a failed constraint the message for people ("Enter a whole
-    number of tokens from 1 to 100000."), else provider_schemas' own wording."""
-    return {key: details[key].message if key in details else message for key, message in errors.items()}
-
-
-def field_message(state: Any, message: str, edited: str | None, english: str | None = None) -> str:
-    """provider_schemas' message, plus where the JSON parser stopped for a JSON field.
-
-    ``english`` is the engine's original wording when ``message`` is its translation."""
-    if state.kind == "json" and edited and _JSON_ERROR_RE.match(english or message):
-        where = json_error_position(edited.strip())
-        if where:
-            return _("%(message)s (%(where)s)") % {"message": message, "where": where}
-    return message
 
 
 def prospective_visibility(state: Any, sub: Submission | None) -> dict[str, bool]:
@@ -124,7 +92,7 @@ def _translate_ui_texts() -> dict[str, str]:
         "default": _("Default: %(default)s"),
         "source_stored": _("stored"),
         "source_fallback": _("stored in %(location)s"),
-        "source_alias": _("legacy key %(key)s"),
+        "source_alias": _("under its old name %(key)s"),
         "source_env": _("from .env %(variable)s"),
         "source_override": _("overridden by .env %(variable)s"),
         "source_default": _("default"),
@@ -147,14 +115,14 @@ def _source_text(state: Any, ui: Mapping[str, str]) -> str:
     variable = getattr(state, "_variable", None) or ""
     if source == "stored":
         if state.fallback_location:
-            return ui["source_fallback"] % {"location": state.fallback_location}
+            return _fill(ui["source_fallback"], {"location": state.fallback_location})
         return ui["source_stored"]
     if source == "alias":
-        return ui["source_alias"] % {"key": state.stored_key or ""}
+        return _fill(ui["source_alias"], {"key": state.stored_key or ""})
     if source in ("env_fallback", "seed_env"):
-        return ui["source_env"] % {"variable": variable}
+        return _fill(ui["source_env"], {"variable": variable})
     if source == "env_override":
-        return ui["source_override"] % {"variable": variable}
+        return _fill(ui["source_override"], {"variable": variable})
     return ui["source_default"] if source == "default" else ""
 
 
@@ -174,7 +142,7 @@ def _store_text(store: str, ui: Mapping[str, str]) -> str:
         return ui["in_keyring"]
     if store.startswith("file:"):
         path, _sep, key = store[len("file:"):].partition("#")
-        return ui["in_file_key"] % {"file": path, "key": key} if key else ui["in_file"] % {"file": path}
+        return _fill(ui["in_file_key"], {"file": path, "key": key}) if key else _fill(ui["in_file"], {"file": path})
     return store
 
 
@@ -191,7 +159,7 @@ def location_text(location: Mapping[str, Any] | None, ui: Mapping[str, str]) -> 
     if not location:
         return ""
     if location.get("store") == "secret":
-        return ui["secret_store"] % {"variable": location.get("variable", "")}
+        return _fill(ui["secret_store"], {"variable": location.get("variable", "")})
     where = location.get("file") or ""
     detail = location.get("key") or location.get("path") or location.get("variable") or ""
     return f"{where} · {detail}" if detail else where
@@ -207,7 +175,14 @@ def _set_at_html(text: str, set_at: str | None) -> SafeString | str:
         moment = datetime.fromisoformat(set_at.replace("Z", "+00:00"))
     except ValueError:
         return text % {"when": set_at}
-    return mark_safe(escape(text) % {"when": when(moment)})  # noqa: S308 - escaped text, built element
+    return mark_safe(tidy_cjk_spaces(escape(text) % {"when": when(moment)}))  # noqa: S308 - escaped text, built element
+
+
+def _fill(text: str, values: Mapping[str, Any]) -> str:
+    """A translated text with its placeholders filled, without the spaces the English order puts
+    between pieces that are both Chinese (docs/admin_panel.md §Chinese text)."""
+    return tidy_cjk_spaces(text % values)
+
 
 @dataclass
 class FieldRow:
@@ -245,7 +220,7 @@ class FieldRow:
         self.row_id = "row-" + self.dom_id
         self.is_secret = self.kind == "secret"
         self.read_only_reason = getattr(state, "read_only_reason", None) or ""
-        self.about = ui["about"] % {"label": self.label}
+        self.about = _fill(ui["about"], {"label": self.label})
         classes = ["field", f"field--{self.kind}"]
         if not self.visible:
             classes.append("field--off")
@@ -261,22 +236,21 @@ class FieldRow:
         if self.is_secret:
             self.is_set = bool(state.is_set)
             self.required = bool(state.required)
-            self.status_text = ui["status"] % {"status": secret_status_text(state, ui)}
+            self.status_text = _fill(ui["status"], {"status": secret_status_text(state, ui)})
             self.set_at_text = _set_at_html(ui["set_at"], state.set_at)
-            self.keep_label = ui["keep"] if self.is_set else ui["leave_unset"]
-            self.replace_label = ui["replace"] if self.is_set else ui["set_value"]
-            self.group_label = ui["group"] % {"label": self.label}
-            self.new_label = ui["new"] % {"label": self.label}
-            self.new_placeholder = ui["keep_placeholder"] if self.is_set else self.placeholder
+            self.status_line = mark_safe(tidy_cjk_spaces(  # noqa: S308 - escaped text and a built element
+                f"{escape(self.status_text)} {self.set_at_text}".strip()))
             if self.secret_store_label:
-                self.stored_text = ui["stored_as"] % {"variable": state.env_key or "", "store": self.secret_store_label}
+                self.stored_text = _fill(ui["stored_as"],
+                                         {"variable": state.env_key or "", "store": self.secret_store_label})
             else:
-                self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
+                self.stored_text = _fill(ui["stored_in"], {"where": location_text(state.location, ui)})
+            self.control = self._secret_control()
             return
         # Honcho root keys sit outside the host block: every host of the file reads them.
         self.shared_note = ""
         if state.location.get("store") == "honcho_host_block" and getattr(state.field, "scope", "host") == "root":
-            self.shared_note = ui["shared"] % {"file": state.location.get("file", "")}
+            self.shared_note = _fill(ui["shared"], {"file": state.location.get("file", "")})
         self.source_text = _source_text(state, ui)
         self.source_class = _SOURCE_CLASSES.get(state.source or "", "badge--muted")
         shown_default = state.default
@@ -287,69 +261,90 @@ class FieldRow:
         elif self.kind == "bool" and state.default in ("true", "false"):
             # A switch shows on/off, not the stored word.
             shown_default = ui["on"] if state.default == "true" else ui["off"]
-        self.default_text = ui["default"] % {"default": shown_default or ui["blank"]}
-        self._constraint_attributes(getattr(state, "field", None))
-        self.stored_text = ui["stored_in"] % {"where": location_text(state.location, ui)}
+        self.default_text = _fill(ui["default"], {"default": shown_default or ui["blank"]})
+        self.stored_text = _fill(ui["stored_in"], {"where": location_text(state.location, ui)})
         self.show_reset = bool(state.is_set) and not self.disabled
-        self.checked = self.value == "true"
-        self.multiline = self.kind == "text" and ("\n" in self.value or "\r" in self.value)
-        self.blank_option = self.kind == "select" and not state.default
-        self.option_items = [
-            (
-                o.get("value"),
-                o.get("label"),
-                o.get("value") == self.value,
-                bool(o.get("disabled")),
-                o.get("description", "") if o.get("disabled") else "",
-            )
-            for o in state.options
-        ]
         self.option_help = [
             (o.get("label"), o.get("description"))
             for o in state.options
             if o.get("description") and not o.get("disabled")
         ]
+        self.control = self._value_control()
 
-    def _constraint_attributes(self, declared: Any) -> None:
-        """HTML attributes for the constraints HTML knows (the server checks them all anyway), the
-        unit shown beside the control and the suggestions offered while typing."""
-        self.number_type = False
-        self.min_attr = self.max_attr = self.step_attr = self.pattern_attr = self.maxlength_attr = ""
-        self.pattern_title = ""
-        self.inputmode = ""
-        self.unit_text = ""
-        self.suggestions: list[str] = []
-        self.datalist_id = ""
-        if declared is None:
-            return
-        minimum, maximum = getattr(declared, "minimum", None), getattr(declared, "maximum", None)
-        integer = bool(getattr(declared, "integer", False))
-        if self.kind == "number" and (minimum is not None or maximum is not None or integer):
-            self.number_type = True
-            self.min_attr = "" if minimum is None else show_number(minimum)
-            self.max_attr = "" if maximum is None else show_number(maximum)
-            self.step_attr = "1" if integer else "any"
-        if self.kind == "number":
-            self.inputmode = "numeric" if integer else "decimal"
-        text_format = getattr(declared, "format", "")
-        if self.kind == "text":
-            pattern = getattr(declared, "pattern", "")
-            if pattern and not getattr(declared, "keywords", ()):
-                self.pattern_attr = pattern
-                hint = getattr(declared, "pattern_hint", "")
-                # Without JavaScript the browser shows this beside its own "match the format" note.
-                if hint:
-                    self.pattern_title = localise_message(TEXT_TEMPLATES["pattern_hint"] % {"hint": hint})
-            if getattr(declared, "max_length", None):
-                self.maxlength_attr = str(declared.max_length)
-            self.inputmode = {"url": "url", "port": "numeric"}.get(text_format, "")
+    def _where_attrs(self, *, described: bool = True) -> dict[str, Any]:
+        """The attributes that place a control on this page: its id, what describes it, whether
+        it is refused, whether it can be changed."""
+        attrs: dict[str, Any] = {"id": self.dom_id}
+        if described:
+            attrs["aria-describedby"] = self.describedby
+        if self.error:
+            attrs["aria-invalid"] = "true"
+        if self.disabled:
+            attrs["disabled"] = True
+        return attrs
+
+    def _value_control(self) -> dict[str, Any]:
+        """The widget (``forms.widgets``) that edits this value, as plain data."""
+        state, kind, name = self.state, self.kind, f"v:{self.key}"
+        if kind == "bool":
+            return {"widget": "switch", "name": name, "value": self.value, "attrs": self._where_attrs()}
+        if kind == "select":
+            options = [(o.get("value"), o.get("label"), bool(o.get("disabled")),
+                        o.get("description", "") if o.get("disabled") else "") for o in state.options]
+            return {"widget": "select", "name": name, "value": self.value, "options": options,
+                    "blank_label": self.ui["blank_option"] if not state.default else "", "attrs": self._where_attrs()}
+        multiline = kind == "text" and ("\n" in self.value or "\r" in self.value)
+        if kind == "json" or multiline:
+            attrs = {"id": self.dom_id, "rows": "4"}
+            if kind == "json":
+                attrs.update({"class": "mono", "spellcheck": "false"})
+            attrs["placeholder"] = self.placeholder
+            attrs.update(self._where_attrs())
+            return {"widget": "textarea", "name": name, "value": self.value, "attrs": attrs}
+        declared = getattr(state, "field", None)
+        attrs = declared_attrs(kind, declared)
+        if attrs.get("pattern") and getattr(declared, "pattern_hint", ""):
+            # Without JavaScript the browser shows this beside its own "match the format" note.
+            attrs["title"] = localise_message(TEXT_TEMPLATES["pattern_hint"] % {"hint": declared.pattern_hint})
+        control: dict[str, Any] = {"widget": "text", "name": name, "value": self.value}
+        words = []
+        if kind == "text":
             words = list(getattr(declared, "suggestions", ()) or getattr(declared, "keywords", ()))
-            if words:
-                self.suggestions = words
-                self.datalist_id = f"{self.dom_id}-suggestions"
-        unit = getattr(declared, "unit", "")
+        if words:
+            control["suggestions"] = words
+            control["datalist_id"] = attrs["list"] = f"{self.dom_id}-suggestions"
+        unit = getattr(declared, "unit", "") if declared is not None else ""
         if unit:
-            self.unit_text = localise_message(unit)
+            control["unit"] = localise_message(unit)
+        attrs.update({"placeholder": self.placeholder, "autocomplete": "off"})
+        if kind != "number":
+            attrs["spellcheck"] = "false"
+        control["attrs"] = {**attrs, **self._where_attrs()}
+        return control
+
+    def _secret_control(self) -> dict[str, Any]:
+        """Keep / replace / clear and the new value (``forms.widgets.SecretControl``)."""
+        ui, is_set = self.ui, self.is_set
+        actions = [("keep", ui["keep"] if is_set else ui["leave_unset"]),
+                   ("replace", ui["replace"] if is_set else ui["set_value"])]
+        if is_set:
+            actions.append(("clear", ui["clear"]))
+        attrs: dict[str, Any] = {"id": self.dom_id, "autocomplete": "new-password", "spellcheck": "false",
+                                 "placeholder": ui["keep_placeholder"] if is_set else self.placeholder}
+        if self.error:
+            attrs.update({"aria-invalid": "true", "aria-describedby": self.error_id})
+        if self.disabled:
+            attrs["disabled"] = True
+        texts = {"group_label": _fill(ui["group"], {"label": self.label}),
+                 "new_label": _fill(ui["new"], {"label": self.label}),
+                 "typing_replaces": ui["typing_replaces"]}
+        return {"widget": "secret", "name": f"new:{self.key}", "value": self.secret_action, "key": self.key,
+                "actions": actions, "texts": texts, "disabled": self.disabled, "attrs": attrs}
+
+    @property
+    def control_html(self) -> SafeString:
+        """The control, rendered by its Django widget (only when the row's HTML is not reused)."""
+        return render_control(self.control)
 
 
 def when_conditions(state: Any, by_key: Mapping[str, Any]) -> list[str]:
@@ -365,7 +360,7 @@ def when_conditions(state: Any, by_key: Mapping[str, Any]) -> list[str]:
                     shown = option.get("label") or expected
             if controller.kind == "bool":
                 shown = _("on") if expected == "true" else _("off")
-        parts.append(_("%(label)s is %(value)s") % {"label": label, "value": shown})
+        parts.append(_fill(_("%(label)s is %(value)s"), {"label": label, "value": shown}))
     return parts
 
 
@@ -373,7 +368,7 @@ def when_note(state: Any, by_key: Mapping[str, Any]) -> str:
     """"Only used when Mode is Local Embedded"."""
     if not state.when:
         return ""
-    return _("Only used when %(conditions)s.") % {"conditions": _(" and ").join(when_conditions(state, by_key))}
+    return _fill(_("Only used when %(conditions)s."), {"conditions": _(" and ").join(when_conditions(state, by_key))})
 
 
 def build_rows(
@@ -382,18 +377,21 @@ def build_rows(
     data: Mapping[str, Any] | None = None,
     sub: Submission | None = None,
     errors: Mapping[str, str] | None = None,
+    details: Mapping[str, Any] | None = None,
     disabled: bool = False,
     validate_url: str = "",
     fresh_values: bool = False,
     secret_store_label: str = "",
 ) -> list[FieldRow]:
     """One row per field of ``provider_state`` (a ProviderState). With ``data`` the controls show
-    what the user submitted.
+    what the user submitted; ``errors`` are the engine's messages (or the panel's own) and
+    ``details`` the failed constraints, shown as what to type (``forms.field_errors``).
 
     ``fresh_values``: after a conflict, rows the user did not change show the files' new value, so
     a later submit cannot quietly revert someone else's change.
     """
     errors = errors or {}
+    details = details or {}
     ui = ui_texts()
     fields = provider_state.fields
     by_key = {state.key: state for state in fields}
@@ -413,8 +411,7 @@ def build_rows(
                 reset = state.key in sub.clear
         message = errors.get(state.key, "")
         if message:
-            edited = sub.edited.get(state.key) if sub else None
-            message = field_message(state, localise_message(message), edited, english=message)
+            message = field_error(state, message, details.get(state.key))
         rows.append(
             FieldRow(
                 state=state,
@@ -482,8 +479,8 @@ def hidden_summary(rows: Sequence[FieldRow]) -> str:
         for text in when_conditions(row.state, by_key):
             if text not in conditions:
                 conditions.append(text)
-    return ngettext(
+    return _fill(ngettext(
         "%(count)s setting hidden (shown when %(conditions)s). Its stored value is kept.",
         "%(count)s settings hidden (shown when %(conditions)s). Their stored values are kept.",
         len(hidden),
-    ) % {"count": len(hidden), "conditions": _(", ").join(conditions)}
+    ), {"count": len(hidden), "conditions": _(", ").join(conditions)})

@@ -39,7 +39,7 @@ from provider_schemas.reading.state import active_provider
 
 # The forecast extrapolates the samples of this many last days.
 FORECAST_WINDOW = timedelta(days=14)
-CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 220, 36
+CHART_WIDTH, CHART_HEIGHT, CHART_PAD = 640, 220, 56
 # The chart and its table show at most this many samples, evenly spread (the last always shown);
 # the forecast uses them all.
 MAX_CHART_POINTS = 48
@@ -134,6 +134,20 @@ class ProviderFindings:
         if self.analysis is None:
             return []
         return [(self.analysis.item_of(finding), finding) for finding in self.analysis.findings]
+
+    @property
+    def cards(self) -> list[tuple[Item, list[Finding]]]:
+        """One card per item, newest first, with every finding it has (as the file's own findings)."""
+        if self.analysis is None:
+            return []
+        by_index: dict[int, list[Finding]] = {}
+        for finding in self.analysis.findings:
+            by_index.setdefault(finding.index, []).append(finding)
+        return [(self.analysis.items[index], found) for index, found in sorted(by_index.items())]
+
+    @property
+    def has_credentials(self) -> bool:
+        return self.analysis is not None and self.analysis.has_credentials
 
     @property
     def groups(self) -> list[tuple[DuplicateGroup, list[Item]]]:

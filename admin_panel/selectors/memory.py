@@ -464,6 +464,17 @@ class MemoryOverview:
     def store(self, target: str) -> StoreView:
         return next(store for store in self.stores if store.target == target)
 
+    @property
+    def prompt_stores(self) -> list[StoreView]:
+        """The stores whose block the next session's prompt will hold (enabled, not empty)."""
+        return [store for store in self.stores if store.state.enabled and store.state.snapshot]
+
+    @property
+    def prompt_chars(self) -> int:
+        """Characters of memory in the next session's prompt, as the blocks' headers count them."""
+        return sum(store.snapshot_chars if store.snapshot_chars is not None else store.state.total_chars
+                   for store in self.prompt_stores)
+
     def paged(
         self,
         listings: Mapping[str, tuple[int, str]],

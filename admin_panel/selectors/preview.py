@@ -42,6 +42,7 @@ from provider_schemas.loading.discovery import (
 )
 from provider_schemas.loading.source_lines import field_lines
 from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source
+from provider_schemas.messages import message as coded
 from provider_schemas.payload import provider_config_payload, schema_error_payload
 from provider_schemas.reading.state import ProviderState, active_provider, load_model, state_from_model
 from provider_schemas.secret_stores import ENV_FILE, KEYRING
@@ -380,7 +381,7 @@ def _static_error(exc: StaticEvalError, *, lines: Sequence[str], path: str) -> E
 
 def _error_finding(error: ErrorView) -> FindingView:
     """A schema that does not load has one finding: the error (its source is shown with it)."""
-    return FindingView("error", None, f"{error.type}: {error.message}", error.line)
+    return FindingView("error", None, coded("typed_error", type=error.type, message=error.message), error.line)
 
 
 def load_choice(*, home: Path, choice: Choice, static: bool = False) -> Loaded:

@@ -12,7 +12,6 @@ agent's contract) and are shown as they are, after a translated lead-in.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from admin_panel.selectors.memory import ResolvedRef, StoreFile
 from admin_panel.services.audit import record
 from admin_panel.services.write_errors import disk_full_text, is_disk_full, reports_disk_full
 from memory_core import pending
+from memory_core.coded import Message
 from memory_core.config import read_memory_config, store_from_config
 from memory_core.drift import backup_failed_on_full_disk
 from memory_core.messages import is_file_refusal
@@ -37,14 +37,6 @@ from memory_core.threats import MEMORY_SCOPE, ThreatFinding, scan_detailed
 
 User = AbstractBaseUser | AnonymousUser
 FILE_NAMES = {"memory": "MEMORY.md", "user": "USER.md"}
-# memory_core's drift and D14 refusals, read back for the panel's own sentences (docs/agent_formats.md
-# §9, §15); a readd outcome keeps only the error text.
-_DRIFT = re.compile(r"Refusing to write [^:]+: file on disk has content that wouldn't round-trip .*", re.S)
-_UNREADABLE = re.compile(
-    r"Refusing to write (?P<file>[^:]+): the file exists but could not be read \((?P<reason>.*)\)\. It was left "
-    r"unchanged; .*",
-    re.S,
-)
 
 
 @dataclass
@@ -99,14 +91,17 @@ def file_refusal_text(result: dict[str, Any], target: str) -> str:
     if backup_failed_on_full_disk(f"{result.get('drift_backup', '')} {result.get('error', '')}"):
         return disk_full_text()  # the drift backup could not be written, so neither was anything else
     file_name = FILE_NAMES.get(target, "")
-    error = str(result.get("error", ""))
+    # memory_core's drift and unreadable-file refusals are told apart by their codes
+    # (memory_core.messages) for the panel's own sentences (docs/agent_formats.md §Drift guard and
+    # backups, §Unreadable files).
+    code = getattr(result.get("error"), "code", "")
     if result.get("linked"):
         return _linked_text(str(result["linked"]))
-    if "drift_backup" in result or _DRIFT.fullmatch(error):
+    if "drift_backup" in result or code == "drift_refusal":
         return _drift_text(file_name)
-    match = _UNREADABLE.fullmatch(error)
-    if match is not None:
-        return _unreadable_text(match.group("file"), match.group("reason"))
+    if code == "unreadable_refusal":
+        params = result["error"].params
+        return _unreadable_text(str(params.get("file", file_name)), str(params.get("reason", "")))
     return ""
 
 
@@ -119,11 +114,18 @@ def _audit(
 def shown_error(result: dict[str, Any]) -> str:
     """The store's refusal as the panel shows it: the drift backup named relative to the home
     (memory_core's text names it by its absolute path, as the agent's does)."""
-    error = str(result.get("error", ""))
+    error = _error_of(result)
     backup = result.get("drift_backup")
     if isinstance(backup, str) and backup and backup in error:
-        error = error.replace(backup, "memories/" + backup.rsplit("/", 1)[-1])
+        shown = "memories/" + backup.rsplit("/", 1)[-1]
+        error = error.with_value_replaced(backup, shown) if isinstance(error, Message) else error.replace(backup, shown)
     return error
+
+
+def _error_of(result: dict[str, Any]) -> str:
+    """The store's refusal text, kept as the coded message it is (``str()`` would drop the code)."""
+    error = result.get("error", "")
+    return error if isinstance(error, str) else str(error)
 
 
 def _refused(result: dict[str, Any], target: str, text: str | None = None) -> WriteOutcome:
@@ -214,6 +216,13 @@ class DeleteOutcome:
     refused: dict[str, str] = field(default_factory=dict)  # target -> why nothing was deleted there
 
     @property
+    def restorable(self) -> list[tuple[str, str]]:
+        """The deleted entries Undo can add back: the add path refuses what the threat scanner
+        blocks, so offering Undo for a blocked entry would promise what cannot happen."""
+        return [(target, text) for target, text in self.deleted
+                if not memory_core.first_threat_message(text, MEMORY_SCOPE)]
+
+    @property
     def messages(self) -> list[tuple[str, str]]:
         """(level, text) lines for the admin."""
         lines: list[tuple[str, str]] = []
@@ -230,6 +239,8 @@ class DeleteOutcome:
                     % {"count": count, "file": FILE_NAMES[target]},
                 )
             )
+        if self.deleted and not self.restorable:
+            lines.append(("info", _("There is nothing to undo: a blocked entry stays deleted.")))
         if self.gone:
             lines.append(
                 (
@@ -286,7 +297,7 @@ def delete_entries(*, home: Path, user: User, refs: list[ResolvedRef]) -> Delete
                 break
             missing = result.get("missing")
             if not missing:
-                outcome.refused[target] = file_refusal_text(result, target) or str(result.get("error", ""))
+                outcome.refused[target] = file_refusal_text(result, target) or _error_of(result)
                 break
             outcome.gone.extend(by_text[(target, text)] for text in missing if (target, text) in by_text)
             remaining = [text for text in remaining if text not in set(missing)]
@@ -382,7 +393,7 @@ def approve_pending(*, home: Path, user: User, ids: list[str]) -> list[PendingOu
             if target is not None and is_file_refusal(result):
                 refused_files[target] = result
         ok = bool(result.get("success"))
-        error = (file_refusal_text(result, target) if target else "") or str(result.get("error", ""))
+        error = (file_refusal_text(result, target) if target else "") or _error_of(result)
         if not ok and reports_disk_full(error):
             error = disk_full_text()  # not the store's text, which names the absolute path
         outcome = PendingOutcome(pending_id=pending_id, ok=ok, summary=summary, error=error)

@@ -20,3 +20,31 @@ def snippet_marks(text: str | None) -> SafeString:
     escaped = str(escape(text or ""))
     marked = _MARKED.sub(lambda m: f"<mark>{m.group(1)}</mark>", escaped)
     return mark_safe(marked.replace(_OPEN, "").replace(_CLOSE, ""))  # noqa: S308 - built from escaped text only
+
+
+# The words of a search as a person typed them: FTS operators and quotes are not words to mark.
+_SEARCH_WORD = re.compile(r"[^\s\"'*()^:+-]+")
+_OPERATORS = {"AND", "OR", "NOT", "NEAR"}
+
+
+def search_words(query: str | None) -> list[str]:
+    words = [word for word in _SEARCH_WORD.findall(query or "") if word not in _OPERATORS]
+    return sorted(set(words), key=len, reverse=True)[:10]
+
+
+@register.filter
+def search_marks(text: str | None, query: str | None) -> SafeString:
+    """A transcript message, escaped, with each word of the search that led to it in ``<mark>``
+    (case-insensitive, as the search matched it)."""
+    text = text or ""
+    words = search_words(query)
+    if not words or not text:
+        return escape(text)
+    pattern = re.compile("|".join(re.escape(word) for word in words), re.IGNORECASE)
+    out, position = [], 0
+    for found in pattern.finditer(text):
+        out.append(str(escape(text[position:found.start()])))
+        out.append(f"<mark>{escape(found.group(0))}</mark>")
+        position = found.end()
+    out.append(str(escape(text[position:])))
+    return mark_safe("".join(out))  # noqa: S308 - built from escaped pieces only

@@ -15,9 +15,11 @@ import provider_schemas
 from admin_panel import responses
 from admin_panel.agent_home import current_home
 from admin_panel.api_auth import api_endpoint, api_error, api_json, api_json_bytes, read_json_body
+from admin_panel.forms.declared import ProviderForm, api_form
 from admin_panel.selectors import providers as selectors
 from admin_panel.services import providers as services
 from memory_core.home import InvalidProfileName, profile_home
+from provider_schemas.config_schema import ProviderConfigSchema
 
 
 def _home(request: HttpRequest) -> Path | HttpResponse:
@@ -78,9 +80,26 @@ def _config_put(request: HttpRequest, *, home: Path, name: str) -> HttpResponse:
         return api_error(str(exc), 422)
     except provider_schemas.BodyError as exc:
         return api_error(exc.text, 422)
+    form = _declared_form(home=home, name=name)
+    if form is not None and form.value_errors(values):
+        # Refused by the form: the planner words the answer (every problem, 0.19.0's wording) and
+        # writes nothing; what it accepts after all (a select's stored value) is saved below.
+        outcome = services.review_provider_changes(home=home, name=name, values=values, clear=clear)
+        if not outcome.ok:
+            return responses.api_outcome(outcome, name=name)
     outcome = services.save_provider_changes(user=request.user, channel="api", home=home, name=name,
                                              values=values, clear=clear)
     return responses.api_outcome(outcome, name=name)
+
+
+def _declared_form(*, home: Path, name: str) -> type[ProviderForm] | None:
+    """The provider's generated form (one class per declaration), or None when it has no usable
+    declaration: the save then answers as it always has (unknown provider, schema error)."""
+    try:
+        schema = provider_schemas.get_provider_config_schema(name, home=home)
+    except provider_schemas.InvalidProviderName:
+        return None
+    return api_form(schema) if isinstance(schema, ProviderConfigSchema) else None
 
 
 @api_endpoint(methods=("PUT",))

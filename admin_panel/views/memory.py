@@ -222,7 +222,7 @@ def _undo_offer(request: HttpRequest) -> dict[str, Any] | None:
     if time.time() - float(offer.get("at", 0)) > UNDO_SECONDS:
         request.session.pop(UNDO_SESSION_KEY, None)
         return None
-    return offer
+    return {"deleted": len(offer.get("items", [])), **offer}
 
 
 def _preview(text: str, width: int = 70) -> str:
@@ -280,7 +280,9 @@ def memory_page(request: HttpRequest) -> HttpResponse:
 @viewer_required
 def memory_blocked(request: HttpRequest) -> HttpResponse:
     overview = selectors.memory_overview(home=current_home())
-    return render(request, "memory/blocked.html", _live_context(request, overview, "blocked"))
+    context = _live_context(request, overview, "blocked")
+    context["nothing_selected"] = request.GET.get("selection") == "none"
+    return render(request, "memory/blocked.html", context)
 
 
 @require_GET
@@ -417,6 +419,14 @@ def memory_entry_edit(request: HttpRequest, target: str, key: str) -> HttpRespon
 # --- deleting and undo ----------------------------------------------------------------------------
 
 
+NOTHING_SELECTED = "selection=none"
+
+
+def _nothing_picked_on_blocked_page(request: HttpRequest, next_url: str) -> bool:
+    return (request.method == "GET" and not request.htmx and not request.GET.getlist("entry")
+            and next_url == reverse("memory_blocked"))
+
+
 @require_http_methods(["GET", "POST"])
 @admin_required
 def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
@@ -425,6 +435,9 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
     form = EntrySelectionForm(request.POST if request.method == "POST" else request.GET)
     next_url = _next_url(request)
     if not form.is_valid():
+        if _nothing_picked_on_blocked_page(request, next_url):
+            # Without scripts the button cannot wait for a selection; say it beside the list.
+            return redirect(f"{next_url}?{NOTHING_SELECTED}#blocked-bar")
         return _page(request, "memory/delete_confirm.html", {"form": form, "refs": [], "next": next_url}, status=400)
     refs = selectors.resolve_refs(home=home, refs=form.cleaned_data["entry"])
     if request.method == "GET":
@@ -449,8 +462,9 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
     chosen = [copy for (target, text, ref), copy in copies.items() if ref in wanted and (target, text) in deleted]
     report_copies(request, contents_services.remove_copies(home=home, user=request.user,
                                                              copies=[c["copy"] for c in chosen]), chosen)
-    if outcome.deleted:
-        request.session[UNDO_SESSION_KEY] = {"at": time.time(), "items": [list(item) for item in outcome.deleted]}
+    if outcome.restorable:
+        request.session[UNDO_SESSION_KEY] = {"at": time.time(), "deleted": len(outcome.deleted),
+                                            "items": [list(item) for item in outcome.restorable]}
     return _done(request, next_url)
 
 

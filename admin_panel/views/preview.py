@@ -90,6 +90,7 @@ def _fragment_context(
             data=data,
             sub=sub,
             errors=errors,
+            details=plan.error_details if plan is not None else None,
             validate_url=reverse("schema_preview_field"),
             secret_store_label=store_label,
         )
@@ -318,6 +319,7 @@ def preview_field(request: HttpRequest) -> HttpResponse:
             return HttpResponse(status=204)  # the schema changed under the form: the poll re-renders it
         sub = parse_submission(state.fields, request.POST)
         errors: dict[str, str] = {}
+        plan = None
         if key in sub.errors:
             errors[key] = sub.errors[key]
         elif key in sub.values or key in sub.clear:
@@ -330,7 +332,8 @@ def preview_field(request: HttpRequest) -> HttpResponse:
                 plan = None
             if plan is not None and key in plan.errors:
                 errors[key] = plan.errors[key]
-        rows = build_rows(localise_provider_state(state), data=request.POST, sub=sub, errors=errors,
+        details = {key: plan.error_details[key]} if plan is not None and key in plan.error_details else {}
+        rows = build_rows(localise_provider_state(state), data=request.POST, sub=sub, errors=errors, details=details,
                           validate_url=reverse("schema_preview_field"), secret_store_label=_secret_store_label(session))
     this = next(row for row in rows if row.key == key)
     flipped = [

@@ -24,7 +24,7 @@ from admin_panel import responses
 from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.declared import Submission, parse_submission
-from admin_panel.forms.provider import build_rows, hidden_summary, page_errors, sections
+from admin_panel.forms.provider import build_rows, hidden_summary, sections
 from admin_panel.localisation import (
     localise_entry,
     localise_missing_secrets,
@@ -92,6 +92,7 @@ def _detail_context(
     data: Any = None,
     sub: Submission | None = None,
     errors: dict[str, str] | None = None,
+    details: dict[str, Any] | None = None,
     conflict: list[str] | None = None,
     notice: str = "",
     fresh_values: bool = False,
@@ -103,6 +104,7 @@ def _detail_context(
         data=data,
         sub=sub,
         errors=errors,
+        details=details,
         disabled=not editable,
         validate_url=reverse("provider_field", args=[state.name]) if editable else "",
         fresh_values=fresh_values,
@@ -172,7 +174,7 @@ def provider_detail(request: HttpRequest, name: str) -> HttpResponse:
             },
         )
     if request.method == "POST":
-        sub = parse_submission(state.fields, request.POST)
+        sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
         notice = ""
         if sub.secret_actions and any(a == "replace" for a in sub.secret_actions.values()):
             notice = _("New secret values are never sent back to the browser: enter them again before saving.")
@@ -211,19 +213,25 @@ def provider_field(request: HttpRequest, name: str) -> HttpResponse:
     key = request.GET.get("key", "")
     if key not in {f.key for f in state.fields}:
         raise Http404(_("Unknown field."))
-    sub = parse_submission(state.fields, request.POST)
+    sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
     errors: dict[str, str] = {}
+    details: dict[str, Any] = {}
     if key in sub.errors:
         errors[key] = sub.errors[key]
+    elif key in sub.value_errors:  # refused by the field's own rules: no plan needed to say so
+        problem = sub.value_errors[key]
+        errors[key] = problem.text
+        details = {key: problem.violation} if problem.violation is not None else {}
     elif key in sub.values or key in sub.clear:
         plan = services.plan_provider_save(
             home=home, name=name, values={key: sub.values[key]} if key in sub.values else {},
             clear=[key] if key in sub.clear else [],
         )
         if key in plan.errors:
-            errors[key] = page_errors(plan.errors, plan.error_details)[key]
+            errors[key] = plan.errors[key]
+            details = {key: plan.error_details[key]} if key in plan.error_details else {}
     store_label = _secret_store_label(selectors.secret_store_for(home=home))
-    rows = build_rows(state, data=request.POST, sub=sub, errors=errors,
+    rows = build_rows(state, data=request.POST, sub=sub, errors=errors, details=details,
                       validate_url=reverse("provider_field", args=[name]), secret_store_label=store_label)
     this = next(row for row in rows if row.key == key)
     flipped = [
@@ -251,7 +259,7 @@ def _form_page(request: HttpRequest, *, home: Path, name: str, state: Any, sub: 
         if fresh_values:  # after a conflict the rows the user did not change show the files' new values
             shown = _state_or_404(home=home, name=name)
         context = _detail_context(request, home=home, state=shown, data=request.POST, sub=sub,
-                                  errors=page_errors(errors or {}, details or {}), conflict=conflict,
+                                  errors=errors, details=details, conflict=conflict,
                                   notice=notice, fresh_values=fresh_values)
         if storage_error:
             context["storage_error"] = storage_error
@@ -273,7 +281,7 @@ def provider_review(request: HttpRequest, name: str) -> HttpResponse:
     state = _state_or_404(home=home, name=name)
     if state.schema is None:
         return redirect("provider_detail", name=name)
-    sub = parse_submission(state.fields, request.POST)
+    sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
     fingerprint = request.POST.get("fingerprint", "")
     page = _form_page(request, home=home, name=name, state=state, sub=sub)
     if sub.errors:
@@ -318,7 +326,7 @@ def provider_save(request: HttpRequest, name: str) -> HttpResponse:
     home = current_home()
     state = _state_or_404(home=home, name=name)
     # The review page posts the same names as the form; new secret values come from memory.
-    sub = parse_submission(state.fields, request.POST)
+    sub = parse_submission(state.fields, request.POST, schema=state.entry.schema)
     page = _form_page(request, home=home, name=name, state=state, sub=sub)
     if not _take_held_secrets(request, home=home, name=name, sub=sub):
         keys = [k for k, a in sub.secret_actions.items() if a == "replace"]

@@ -72,7 +72,9 @@ def session_detail(request: HttpRequest, session_id: str) -> HttpResponse:
         return render(request, "sessions/unavailable.html", {"state": exc.state}, status=503)
     if transcript is None:
         raise Http404(_("There is no such session."))
-    return render(request, "sessions/detail.html", {"t": transcript, "hit": hit, "profile": profile_name(home)})
+    # The search that led here: its words are marked in the hit (a hit link carries it).
+    q = request.GET.get("q", "")[:200] if hit is not None else ""
+    return render(request, "sessions/detail.html", {"t": transcript, "hit": hit, "q": q, "profile": profile_name(home)})
 
 
 @require_GET

@@ -89,8 +89,10 @@ def _context(
     conflict: list[str] | None = None,
 ) -> dict[str, Any]:
     editable = can_change(request.user) and not state.error
-    rows = build_setting_rows(state, edited=edited, changed=changed, errors=errors, disabled=not editable)
     current_provider = str(state.values.get("provider") or "")
+    provider_choices = _provider_choices(home=home, current=current_provider)
+    rows = build_setting_rows(state, edited=edited, changed=changed, errors=errors, disabled=not editable,
+                              choices=provider_choices)
     return {
         "state": state,
         "rows": rows,
@@ -98,7 +100,7 @@ def _context(
         "editable": editable,
         "can_change": can_change(request.user),
         "conflict": conflict or [],
-        "provider_choices": _provider_choices(home=home, current=current_provider),
+        "provider_choices": provider_choices,
         "secret_store": selectors.secret_store_for(home=home),
         **_keyring_context(home=home, review=request.GET.get("move", ""),
                            all_profiles=request.GET.get("profiles") == "all"),

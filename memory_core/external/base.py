@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 PER_PAGE = 25
 MAX_PER_PAGE = 200
@@ -82,6 +82,8 @@ class Removed:
 
 class ContentsSource(Protocol):
     name: str
+    # Optional ``local_files = True``: the whole store is in ``fingerprint_paths()``, so an
+    # unchanged stat means unchanged contents and an analysis of it may be reused.
 
     def exists(self) -> bool: ...
     def fingerprint_paths(self) -> Sequence[str]: ...
@@ -95,6 +97,7 @@ class ContentsSource(Protocol):
     def copies_without_entry(self, entries: Mapping[str, Sequence[str]], *, limit: int = 500) -> list[Item]: ...
 
 
+@runtime_checkable
 class ReplacesText(Protocol):
     """Optional: a source that can change an item's text in place, the way its plugin would, so
     replacing a built-in entry in the panel can update its copy in the same step. A source without
@@ -108,7 +111,7 @@ class ReplacesText(Protocol):
 
 
 def can_replace_text(source: object) -> bool:
-    return callable(getattr(source, "replace_text", None))
+    return isinstance(source, ReplacesText)
 
 
 # Providers the panel cannot browse from here, and what it would take (shown as-is on their page).

@@ -63,6 +63,7 @@ def _squash(text: str) -> str:
 
 class ByteroverTree:
     name = NAME
+    local_files = True  # its whole store is in fingerprint_paths(): their stat tells a change
 
     def __init__(self, *, home: Path) -> None:
         self.home = Path(home)

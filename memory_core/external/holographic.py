@@ -220,6 +220,7 @@ def _open(uri: str) -> sqlite3.Connection:
 
 class HolographicStore:
     name = NAME
+    local_files = True  # its whole store is in fingerprint_paths(): their stat tells a change
 
     def __init__(self, *, home: Path, path: Path | None = None) -> None:
         self.home = Path(home)

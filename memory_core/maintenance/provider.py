@@ -12,10 +12,10 @@ No Django, nothing written.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from memory_core.caching import MISSING, KeyedCache
 from memory_core.external.base import ContentsSource, Item, Query
 from memory_core.fingerprints import fingerprint_of
 from memory_core.maintenance.duplicates import DuplicateGroup, find_duplicate_groups
@@ -49,31 +49,25 @@ def analyse_provider(source: ContentsSource, *, secrets: Sequence[str] = ()) -> 
     Raises ``ContentsError`` when the store cannot be read."""
     limit, duplicate_limit = SCAN_LIMIT, DUPLICATE_LIMIT
     paths = tuple(source.fingerprint_paths())
-    # The source object is new on every request: the key is what identifies its store's state.
-    key = (source.name, paths, fingerprint_of(paths, with_folder_contents=True), tuple(secrets), limit,
-           duplicate_limit)
-    # A store without local files (hindsight's server) has no state to key a cache on: read it anew.
-    cacheable = bool(paths)
-    with _lock:
-        hit = _cache.get(key) if cacheable else None
-    if hit is not None:
-        return hit
+    # Only a store held in local files can tell a change by their stat; a server's is read every
+    # time (its fingerprint_paths, if any, are settings, not the memories).
+    reusable = bool(paths) and getattr(source, "local_files", False)
+    # The source object is new on every request: the key names its store, the fingerprint its state.
+    key = (source.name, paths)
+    version = (fingerprint_of(paths, with_folder_contents=True), tuple(secrets), limit, duplicate_limit)
+    if reusable:
+        hit = _analyses.get(key, version)
+        if hit is not MISSING:
+            return hit
     page = source.list(Query(page=1, per_page=limit + 1))
     items = tuple(page.items[:limit])
     texts = [item.text for item in items]
     scope = min(len(texts), duplicate_limit)
-    result = ProviderAnalysis(provider=source.name, items=items, more=len(page.items) > limit,
+    # A source may cap its page below what was asked: its total still says whether more exist.
+    result = ProviderAnalysis(provider=source.name, items=items, more=max(page.total, len(page.items)) > len(items),
                               duplicate_scope=scope, groups=tuple(find_duplicate_groups(texts[:scope])),
-                              findings=tuple(find_hygiene_issues(texts, secrets=key[3])))
-    if not cacheable:
-        return result
-    with _lock:
-        _cache[key] = result
-        while len(_cache) > _CACHE_SIZE:
-            _cache.pop(next(iter(_cache)))
-    return result
+                              findings=tuple(find_hygiene_issues(texts, secrets=tuple(secrets))))
+    return _analyses.put(key, version, result) if reusable else result
 
 
-_CACHE_SIZE = 8
-_cache: dict[tuple[object, ...], ProviderAnalysis] = {}
-_lock = threading.Lock()
+_analyses = KeyedCache("provider findings", size=8)

@@ -28,6 +28,7 @@ from provider_schemas.config_schema import (
     ProviderField,
     ProviderFieldOption,
 )
+from provider_schemas.messages import message as coded
 
 ENV_NAME_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -87,28 +88,29 @@ def _field_problems(f: ProviderField, earlier: set[str], all_keys: set[str], sch
     where = f"field {f.key!r}"
     out: list[Problem] = []
 
-    def bad(message: str, exc_type: str = "ValueError") -> None:
-        out.append(Problem(f.key, f"{where}: {message}", exc_type))
+    def bad(code: str, exc_type: str = "ValueError", **params: str) -> None:
+        # Every field problem reads "field 'key': ..."; the code's English starts so too.
+        out.append(Problem(f.key, coded(code, key=repr(f.key), **params), exc_type))
 
     if not isinstance(f.label, str):
-        bad("label must be a string", "TypeError")
+        bad("check_label_type", "TypeError")
     if f.kind not in KINDS:
-        bad(f"unknown kind {f.kind!r} (expected one of {', '.join(KINDS)})")
+        bad("check_unknown_kind", kind=repr(f.kind), choices=", ".join(KINDS))
     if f.scope not in SCOPES:
-        bad(f"scope must be 'host' or 'root', got {f.scope!r}")
+        bad("check_scope", value=repr(f.scope))
     if f.storage not in FIELD_STORAGES:
-        bad(f"field storage must be '' or 'env_file', got {f.storage!r}")
+        bad("check_field_storage", value=repr(f.storage))
     if not isinstance(f.default, str):
-        bad(f"default must be a string, got {type(f.default).__name__}", "TypeError")
+        bad("check_default_type", "TypeError", type=type(f.default).__name__)
         return out
     for attr in ("aliases", "env_fallbacks", "env_overrides", "seed_env", "required_unless"):
         if not _str_tuple(getattr(f, attr)):
-            bad(f"{attr} must be a tuple of strings", "TypeError")
+            bad("check_tuple_of_strings", "TypeError", attr=attr)
     if not isinstance(f.options, (tuple, list)) or not all(isinstance(o, ProviderFieldOption) for o in f.options):
-        bad("options must be a tuple of ProviderFieldOption", "TypeError")
+        bad("check_options_type", "TypeError")
         return out
     if f.env_key is not None and not isinstance(f.env_key, str):
-        bad("env_key must be a string or None", "TypeError")
+        bad("check_env_key_type", "TypeError")
         return out
     if out:
         return out
@@ -116,23 +118,23 @@ def _field_problems(f: ProviderField, earlier: set[str], all_keys: set[str], sch
     if f.kind == KIND_SELECT:
         values = [o.value for o in f.options]
         if not values:
-            bad("a select needs at least one option")
+            bad("check_select_no_options")
         elif len(set(values)) != len(values):
             dupes = sorted({v for v in values if values.count(v) > 1})
-            bad(f"duplicate option value {dupes[0]!r}")
+            bad("check_duplicate_option", value=repr(dupes[0]))
         if f.default and values and f.default not in values:
-            bad(f"default {f.default!r} is not one of the options")
+            bad("check_default_not_option", value=repr(f.default))
     elif f.kind == KIND_BOOL:
         if f.default not in ("", "true", "false"):
-            bad(f"default {f.default!r} must be '', 'true' or 'false'")
+            bad("check_bool_default", value=repr(f.default))
     elif f.kind == KIND_NUMBER and f.default and not is_number_text(f.default):
-        bad(f"default {f.default!r} is not a finite number")
+        bad("check_number_default", value=repr(f.default))
     elif f.kind == KIND_JSON and f.default and not json_default_ok(f.default):
-        bad(f"default {f.default!r} is not a JSON object or array")
+        bad("check_json_default", value=repr(f.default))
 
     effective_storage = f.storage or schema_storage
     if effective_storage == STORAGE_ENV_FILE and not f.is_secret and not f.env_key:
-        bad("a field stored in .env needs env_key")
+        bad("check_env_file_needs_env_key")
 
     names: list[tuple[str, str]] = []
     if f.env_key:
@@ -141,9 +143,9 @@ def _field_problems(f: ProviderField, earlier: set[str], all_keys: set[str], sch
         names.extend((attr, n) for n in getattr(f, attr))
     for attr, name in names:
         if not ENV_NAME_RE.fullmatch(name):
-            bad(f"{attr} {name!r} is not a valid variable name")
+            bad("check_variable_name", attr=attr, name=repr(name))
     if f.env_key and f.env_key in ENV_WRITE_DENYLIST:
-        bad(f"env_key {f.env_key!r} is a variable the panel must never write")
+        bad("check_env_key_denied", variable=repr(f.env_key))
 
     out.extend(Problem(f.key, f"{where}: {message}", exc_type) for message, exc_type in _constraint_problems(f))
 
@@ -152,16 +154,16 @@ def _field_problems(f: ProviderField, earlier: set[str], all_keys: set[str], sch
         if cond is None:
             continue
         if not _is_str_map(cond):
-            bad(f"{attr} must map field keys to strings", "TypeError")
+            bad("check_condition_map", "TypeError", attr=attr)
             continue
         for key in cond:
             if key == f.key:
-                bad(f"{attr} cannot refer to the field itself")
+                bad("check_condition_self", attr=attr)
             elif key not in earlier:
-                bad(f"{attr} refers to {key!r}, which is not a field declared earlier")
+                bad("check_condition_order", attr=attr, other=repr(key))
     for key in f.required_unless:
         if key not in all_keys:
-            bad(f"required_unless refers to unknown field {key!r}")
+            bad("check_required_unless_unknown", other=repr(key))
     return out
 
 
@@ -273,44 +275,46 @@ def declaration_problems(schema: object, *, expected_name: str | None = None) ->
         return [
             Problem(
                 None,
-                f"CONFIG_SCHEMA must be a ProviderConfigSchema, got {type(schema).__name__}",
+                coded("check_not_a_schema", type=type(schema).__name__),
                 "TypeError",
             )
         ]
     out: list[Problem] = []
     if not isinstance(schema.name, str) or not schema.name:
-        out.append(Problem(None, "name must be a non-empty string", "TypeError"))
+        out.append(Problem(None, coded("check_name_empty"), "TypeError"))
     elif expected_name is not None and schema.name != expected_name:
-        out.append(Problem(None, f"name {schema.name!r} does not match the provider directory {expected_name!r}"))
+        out.append(Problem(None, coded("check_name_directory", name=repr(schema.name),
+                                           directory=repr(expected_name))))
     if not isinstance(schema.label, str):
-        out.append(Problem(None, "label must be a string", "TypeError"))
+        out.append(Problem(None, coded("check_schema_label_type"), "TypeError"))
     if schema.storage not in STORAGES:
-        out.append(Problem(None, f"unknown storage {schema.storage!r} (expected one of {', '.join(STORAGES)})"))
+        choices = ", ".join(STORAGES)
+        out.append(Problem(None, coded("check_unknown_storage", storage=repr(schema.storage), choices=choices)))
     elif schema.storage == STORAGE_JSON_FILE:
         path = schema.storage_path
         parts = path.replace("\\", "/").split("/") if isinstance(path, str) else []
         if not path or path.startswith(("/", "~")) or ".." in parts or re.match(r"^[A-Za-z]:", path):
-            out.append(Problem(None, f"json_file storage needs a relative storage_path without '..', got {path!r}"))
+            out.append(Problem(None, coded("check_json_file_path", path=repr(path))))
     elif schema.storage == STORAGE_CONFIG_YAML:
         path = schema.storage_path
         if not isinstance(path, str) or not path or any(not seg for seg in path.split(".")):
-            out.append(Problem(None, f"config_yaml storage needs a dotted storage_path, got {path!r}"))
+            out.append(Problem(None, coded("check_config_yaml_path", path=repr(path))))
     if not _str_tuple(schema.storage_fallbacks):
-        out.append(Problem(None, "storage_fallbacks must be a tuple of strings", "TypeError"))
+        out.append(Problem(None, coded("check_fallbacks_type"), "TypeError"))
     if not isinstance(schema.fields, (tuple, list)):
-        out.append(Problem(None, "fields must be a tuple of ProviderField", "TypeError"))
+        out.append(Problem(None, coded("check_fields_type"), "TypeError"))
         return out
     seen: set[str] = set()
     all_keys = {f.key for f in schema.fields if isinstance(f, ProviderField) and isinstance(f.key, str)}
     for index, f in enumerate(schema.fields):
         if not isinstance(f, ProviderField):
-            out.append(Problem(None, f"fields[{index}] must be a ProviderField, got {type(f).__name__}", "TypeError"))
+            out.append(Problem(None, coded("check_field_type", index=str(index), type=type(f).__name__), "TypeError"))
             continue
         if not isinstance(f.key, str) or not f.key:
-            out.append(Problem(None, f"fields[{index}]: key must be a non-empty string"))
+            out.append(Problem(None, coded("check_field_key", index=str(index))))
             continue
         if f.key in seen:
-            out.append(Problem(f.key, f"field {f.key!r}: duplicate key"))
+            out.append(Problem(f.key, coded("check_duplicate_key", key=repr(f.key))))
             continue
         out.extend(_field_problems(f, seen, all_keys, schema.storage))
         seen.add(f.key)

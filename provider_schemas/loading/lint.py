@@ -28,6 +28,7 @@ from provider_schemas.errors import SchemaLoadError
 from provider_schemas.loading.checks import declaration_problems
 from provider_schemas.loading.loader import read_source, run_schema_code
 from provider_schemas.loading.source_lines import field_lines
+from provider_schemas.messages import message as coded
 from provider_schemas.values import FieldError, coerce, parse_number
 
 SECRET_WORDS = frozenset({"key", "apikey", "token", "password", "passwd", "passphrase", "secret", "credential"})
@@ -126,7 +127,7 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
     readers: dict[str, str] = {}
     for f in fields:
         if not f.label.strip():
-            out.append(LintFinding("warning", f.key, f"field {f.key!r}: empty label"))
+            out.append(LintFinding("warning", f.key, coded("lint_empty_label", key=repr(f.key))))
         if f.is_secret and not f.env_key:
             # An error for authors; the loader still loads such a file (0.19.0 allows it) and the
             # page shows the field read-only.
@@ -134,7 +135,7 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
                 LintFinding(
                     "error",
                     f.key,
-                    f"field {f.key!r}: a secret without env_key cannot be stored by the panel",
+                    coded("lint_secret_without_env_key", key=repr(f.key)),
                 )
             )
         out.extend(_constraint_advice(f))
@@ -143,8 +144,7 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
                 LintFinding(
                     "warning",
                     f.key,
-                    f"field {f.key!r}: the key looks like a credential but the kind is {f.kind!r}; "
-                    "use kind 'secret' so the value is never shown",
+                    coded("lint_credential_kind", key=repr(f.key), kind=repr(f.kind)),
                 )
             )
         if f.kind == KIND_NUMBER and f.default and parse_number(f.default) is None:
@@ -163,8 +163,8 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
                         LintFinding(
                             "error",
                             f.key,
-                            f"field {f.key!r}: {attr} expects {ctl_key!r} to be {expected!r}, "
-                            f"a value that field cannot take",
+                            coded("lint_condition_value", key=repr(f.key), attr=attr, control=repr(ctl_key),
+                                  value=repr(expected)),
                         )
                     )
                 elif ctl.kind == KIND_NUMBER and parse_number(expected) is None:
@@ -172,7 +172,8 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
                         LintFinding(
                             "error",
                             f.key,
-                            f"field {f.key!r}: {attr} expects number field {ctl_key!r} to be {expected!r}",
+                            coded("lint_condition_number", key=repr(f.key), attr=attr, control=repr(ctl_key),
+                                  value=repr(expected)),
                         )
                     )
         if f.env_key:
@@ -182,7 +183,7 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
                     LintFinding(
                         "error",
                         f.key,
-                        f"field {f.key!r}: env var {f.env_key} is also the env_key of field {other!r}",
+                        coded("lint_env_key_shared", key=repr(f.key), variable=f.env_key, other=repr(other)),
                     )
                 )
             else:
@@ -193,7 +194,8 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
             owner = readers.get(name)
             if owner is not None and owner != f.key:
                 out.append(
-                    LintFinding("warning", f.key, f"field {f.key!r}: env var {name} is also read by field {owner!r}")
+                    LintFinding("warning", f.key, coded("lint_env_read_twice", key=repr(f.key), variable=name,
+                                                        other=repr(owner)))
                 )
             readers.setdefault(name, f.key)
     for name, reader in readers.items():
@@ -203,7 +205,7 @@ def _advice(schema: ProviderConfigSchema) -> list[LintFinding]:
                 LintFinding(
                     "warning",
                     reader,
-                    f"field {reader!r}: env var {name} is the env_key of field {writer!r}",
+                    coded("lint_env_is_env_key", key=repr(reader), variable=name, other=repr(writer)),
                 )
             )
     return out
@@ -234,7 +236,7 @@ def lint(
                 tree = source  # run_schema_code reports the error with its line
             schema = run_schema_code(tree, filename=str(real), name=expected, display=str(path))
         except SchemaLoadError as exc:
-            return [LintFinding("error", None, f"{exc.type}: {exc.message}", exc.line)]
+            return [LintFinding("error", None, coded("typed_error", type=exc.type, message=exc.message), exc.line)]
         lines = field_lines(tree) if isinstance(tree, ast.Module) else {}
     findings = [LintFinding("error", p.key, p.message) for p in declaration_problems(schema, expected_name=expected)]
     if isinstance(schema, ProviderConfigSchema):

@@ -24,10 +24,19 @@ from pathlib import Path
 
 from memory_core.caching import MISSING, KeyedCache
 from provider_schemas import config_schema as declaration_module
-from provider_schemas.config_schema import ProviderConfigSchema
+from provider_schemas.config_schema import ProviderConfigSchema, ProviderField, ProviderFieldOption
 from provider_schemas.errors import SchemaErrorInfo, SchemaLoadError
 from provider_schemas.loading.checks import check_schema
+from provider_schemas.loading.python_errors import (
+    call_error_text,
+    import_error_text,
+    os_error_text,
+    syntax_error_text,
+    syntax_message,
+)
 from provider_schemas.loading.source_lines import field_lines
+from provider_schemas.messages import Message
+from provider_schemas.messages import message as coded
 
 MODULE_PREFIX = "_hermes_memory_config_schema"
 _ALIAS_NAMES = ("plugins", "plugins.memory", "plugins.memory.config_schema")
@@ -127,6 +136,39 @@ def _check_line(path: Path, message: str) -> int | None:
     return found[-1] if found else None
 
 
+def _source_names(source: bytes | ast.Module) -> list[str]:
+    """Every identifier of the source (names, keywords, imported names): the values an error
+    message about the source may quote."""
+    try:
+        tree = source if isinstance(source, ast.Module) else ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            names.append(node.id)
+        elif isinstance(node, ast.keyword) and node.arg:
+            names.append(node.arg)
+        elif isinstance(node, ast.alias):
+            names.append(node.name)
+    return list(dict.fromkeys(names))
+
+
+def _run_error_text(exc: BaseException, source: bytes | ast.Module) -> str:
+    """``str(exc)`` of an error running the schema, coded when it is one Python words the usual way."""
+    text = str(exc)
+    if not isinstance(exc, (NameError, ImportError, TypeError)):
+        return text
+    names = _source_names(source)
+    if isinstance(exc, (NameError, ImportError)):
+        return import_error_text(exc, names=names)
+    for func in (ProviderField, ProviderFieldOption, ProviderConfigSchema):
+        coded_text = call_error_text(exc, func, (), {}, names=names)
+        if isinstance(coded_text, Message):
+            return coded_text
+    return text
+
+
 def read_source(path: Path, *, display: str) -> tuple[bytes, os.stat_result]:
     """The file's bytes and the stat of the same open file (so a cache key describes exactly the
     bytes executed). Raises ``SchemaLoadError``."""
@@ -136,12 +178,12 @@ def read_source(path: Path, *, display: str) -> tuple[bytes, os.stat_result]:
             source = handle.read(MAX_SCHEMA_FILE_BYTES + 1)
     except OSError as exc:
         raise SchemaLoadError(
-            type=type(exc).__name__, message=exc.strerror or str(exc), line=None, path=display
+            type=type(exc).__name__, message=os_error_text(exc), line=None, path=display
         ) from None
     if len(source) > MAX_SCHEMA_FILE_BYTES:
         raise SchemaLoadError(
             type="ValueError",
-            message=f"the file is larger than {MAX_SCHEMA_FILE_BYTES // 1024} KB; a schema never needs that much",
+            message=coded("load_too_large", kb=str(MAX_SCHEMA_FILE_BYTES // 1024)),
             line=None,
             path=display,
         )
@@ -152,8 +194,12 @@ def _compile(source: bytes | ast.Module, filename: str, display: str) -> types.C
     try:
         return compile(source, filename, "exec", dont_inherit=True)
     except (SyntaxError, ValueError) as exc:
+        if isinstance(exc, SyntaxError):
+            text = syntax_error_text(exc, source=source if isinstance(source, bytes) else None)
+        else:
+            text = syntax_message(str(exc))
         raise SchemaLoadError(
-            type=type(exc).__name__, message=str(exc), line=_error_line(exc, filename), path=display
+            type=type(exc).__name__, message=text, line=_error_line(exc, filename), path=display
         ) from None
 
 
@@ -178,13 +224,14 @@ def run_schema_code(source: bytes | ast.Module, *, filename: str, name: str, dis
         except _LoadTimeout as exc:
             raise _SchemaLoadTimeout(
                 type="TimeoutError",
-                message=f"loading took longer than {LOAD_TIME_LIMIT_SECONDS:g} seconds (an endless loop?)",
+                message=coded("load_timeout", seconds=f"{LOAD_TIME_LIMIT_SECONDS:g}"),
                 line=_error_line(exc, filename),
                 path=display,
             ) from None
         except BaseException as exc:
             raise SchemaLoadError(
-                type=type(exc).__name__, message=str(exc), line=_error_line(exc, filename), path=display
+                type=type(exc).__name__, message=_run_error_text(exc, source), line=_error_line(exc, filename),
+                path=display,
             ) from None
         finally:
             for key, value in saved.items():
@@ -213,7 +260,7 @@ def load_schema(
         st = os.stat(resolved)
     except OSError as exc:
         raise SchemaLoadError(
-            type=type(exc).__name__, message=exc.strerror or str(exc), line=None, path=display
+            type=type(exc).__name__, message=os_error_text(exc), line=None, path=display
         ) from None
     key = str(resolved)
     # Looked up under the lock that runs schema code, so a caller that waited for another's load
@@ -235,8 +282,10 @@ def load_schema(
     try:
         schema = check_schema(obj, expected_name=expected)
     except Exception as exc:
+        # The declaration checks raise with a coded message (provider_schemas.loading.checks).
+        text = exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
         raise SchemaLoadError(
-            type=type(exc).__name__, message=str(exc), line=_check_line(resolved, str(exc)), path=display
+            type=type(exc).__name__, message=text, line=_check_line(resolved, str(exc)), path=display
         ) from None
     with _import_lock:
         _stats["loads"] += 1

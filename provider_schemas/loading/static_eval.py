@@ -38,7 +38,9 @@ from typing import IO, Any
 from provider_schemas import config_schema as declaration_module
 from provider_schemas.config_schema import ProviderConfigSchema, ProviderField, ProviderFieldOption
 from provider_schemas.loading.checks import declaration_problems
+from provider_schemas.loading.python_errors import call_error_text, error_lines, syntax_message
 from provider_schemas.loading.source_lines import field_lines
+from provider_schemas.messages import message as coded
 
 __all__ = [
     "DECLARATION_MODULE_NAMES",
@@ -107,62 +109,58 @@ _DECLARATION = _Module()
 
 # Readable names for rejected constructs (checked in order; the first match names the node).
 _CONSTRUCT_NAMES: tuple[tuple[type[ast.AST], str], ...] = (
-    (ast.FunctionDef, "function definitions ('def')"),
-    (ast.AsyncFunctionDef, "function definitions ('async def')"),
-    (ast.ClassDef, "class definitions"),
-    (ast.Lambda, "lambdas"),
-    (ast.ListComp, "comprehensions"),
-    (ast.SetComp, "comprehensions"),
-    (ast.DictComp, "comprehensions"),
-    (ast.GeneratorExp, "generator expressions"),
-    (ast.JoinedStr, "f-strings"),
-    (ast.FormattedValue, "f-strings"),
-    (ast.NamedExpr, "assignment expressions (':=')"),
-    (ast.Subscript, "subscripts (x[...])"),
-    (ast.Slice, "slices"),
-    (ast.IfExp, "conditional expressions"),
-    (ast.BoolOp, "'and'/'or' expressions"),
-    (ast.Compare, "comparisons"),
+    (ast.FunctionDef, coded("construct_def")),
+    (ast.AsyncFunctionDef, coded("construct_async_def")),
+    (ast.ClassDef, coded("construct_class")),
+    (ast.Lambda, coded("construct_lambda")),
+    (ast.ListComp, coded("construct_comprehension")),
+    (ast.SetComp, coded("construct_comprehension")),
+    (ast.DictComp, coded("construct_comprehension")),
+    (ast.GeneratorExp, coded("construct_generator")),
+    (ast.JoinedStr, coded("construct_f_string")),
+    (ast.FormattedValue, coded("construct_f_string")),
+    (ast.NamedExpr, coded("construct_walrus")),
+    (ast.Subscript, coded("construct_subscript")),
+    (ast.Slice, coded("construct_slice")),
+    (ast.IfExp, coded("construct_conditional")),
+    (ast.BoolOp, coded("construct_bool_op")),
+    (ast.Compare, coded("construct_comparison")),
     (ast.Await, "'await'"),
     (ast.Yield, "'yield'"),
     (ast.YieldFrom, "'yield from'"),
     (ast.Set, "sets"),
-    (ast.Starred, "'*' unpacking"),
-    (ast.If, "'if' statements"),
-    (ast.For, "loops"),
-    (ast.AsyncFor, "loops"),
-    (ast.While, "loops"),
-    (ast.With, "'with' statements"),
-    (ast.AsyncWith, "'with' statements"),
-    (ast.Try, "'try' statements"),
+    (ast.Starred, coded("construct_starred")),
+    (ast.If, coded("construct_if")),
+    (ast.For, coded("construct_loop")),
+    (ast.AsyncFor, coded("construct_loop")),
+    (ast.While, coded("construct_loop")),
+    (ast.With, coded("construct_with")),
+    (ast.AsyncWith, coded("construct_with")),
+    (ast.Try, coded("construct_try")),
     (ast.Raise, "'raise'"),
     (ast.Assert, "'assert'"),
     (ast.Delete, "'del'"),
     (ast.Global, "'global'"),
     (ast.Nonlocal, "'nonlocal'"),
-    (ast.AugAssign, "augmented assignments ('+=')"),
+    (ast.AugAssign, coded("construct_aug_assign")),
     (ast.Return, "'return'"),
     (ast.Pass, "'pass'"),
     (ast.Break, "'break'"),
     (ast.Continue, "'continue'"),
-    (ast.Match, "'match' statements"),
+    (ast.Match, coded("construct_match")),
 )
 _TRY_STAR = getattr(ast, "TryStar", None)
 
 
 def _construct_name(node: ast.AST) -> str:
     if _TRY_STAR is not None and isinstance(node, _TRY_STAR):
-        return "'try' statements"
+        return coded("construct_try")
     for node_type, name in _CONSTRUCT_NAMES:
         if isinstance(node, node_type):
             return name
-    return f"'{type(node).__name__}' nodes"
+    return coded("construct_node", name=type(node).__name__)
 
 
-_ONLY = (
-    "a schema file may only import from the declaration module, assign names, and call "
-    "ProviderField, ProviderFieldOption and ProviderConfigSchema"
-)
 
 
 class _Evaluator:
@@ -189,14 +187,14 @@ class _Evaluator:
         decorators = getattr(node, "decorator_list", None)
         if decorators:
             # Report the decorator, which is where the construct starts on screen.
-            return self.error(decorators[0], f"decorators are not allowed: {_ONLY}")
+            return self.error(decorators[0], coded("eval_decorators"))
         if isinstance(node, ast.Set):
-            return self.error(node, "sets are not allowed: use a tuple")
-        return self.error(node, f"{_construct_name(node)} are not allowed: {_ONLY}")
+            return self.error(node, coded("eval_sets"))
+        return self.error(node, coded("eval_construct", construct=_construct_name(node)))
 
     def tick(self, node: ast.AST) -> None:
         if time.monotonic() > self.deadline:
-            raise self.error(node, f"evaluation took longer than {self.time_limit:g} s")
+            raise self.error(node, coded("eval_timeout", seconds=f"{self.time_limit:g}"))
 
     # --- statements ------------------------------------------------------------------------
 
@@ -220,9 +218,9 @@ class _Evaluator:
             elif isinstance(stmt, ast.AnnAssign):
                 self.annotation(stmt.annotation, 0)
                 if stmt.value is None:
-                    raise self.error(stmt, "an annotation without a value binds nothing")
+                    raise self.error(stmt, coded("eval_bare_annotation"))
                 if not isinstance(stmt.target, ast.Name):
-                    raise self.error(stmt.target, "only a plain name can be annotated")
+                    raise self.error(stmt.target, coded("eval_annotated_target"))
                 self.bind(stmt.target, self.data(stmt.value, 0), stmt.value)
             else:
                 raise self.reject(stmt)
@@ -231,34 +229,34 @@ class _Evaluator:
     def expression_statement(self, stmt: ast.Expr) -> None:
         # Evaluate first so that e.g. `open(...)` is reported as the forbidden call it is.
         self.data(stmt.value, 0)
-        raise self.error(stmt, f"a bare expression has no effect here: {_ONLY}")
+        raise self.error(stmt, coded("eval_bare_expression"))
 
     def import_from(self, stmt: ast.ImportFrom) -> None:
         module = stmt.module or ""
         if stmt.level:
-            raise self.error(stmt, "relative imports are not allowed: import the declaration module by name")
+            raise self.error(stmt, coded("eval_relative_import"))
         if module == "__future__":
             for alias in stmt.names:
                 if alias.name != "annotations" or alias.asname:
-                    raise self.error(stmt, "only 'from __future__ import annotations' is allowed")
+                    raise self.error(stmt, coded("eval_future_import"))
             return
         if module in DECLARATION_MODULE_NAMES:
             for alias in stmt.names:
                 if alias.name == "*":
-                    raise self.error(stmt, "'import *' is not allowed: import the names you use")
+                    raise self.error(stmt, coded("eval_star_import"))
                 if alias.name not in _PUBLIC:
-                    raise self.error(stmt, f"{module} has no public name {alias.name!r}")
+                    raise self.error(stmt, coded("eval_module_no_name", module=module, name=repr(alias.name)))
                 self.assign(alias.asname or alias.name, _PUBLIC[alias.name], stmt)
             return
         if module in ("provider_schemas", "plugins.memory"):
             for alias in stmt.names:
                 if alias.name != "config_schema":
-                    raise self.error(stmt, f"only config_schema may be imported from {module}")
+                    raise self.error(stmt, coded("eval_only_config_schema", module=module))
                 self.assign(alias.asname or alias.name, _DECLARATION, stmt)
             return
         raise self.error(
             stmt,
-            f"importing from {module!r} is not allowed: only {' or '.join(DECLARATION_MODULE_NAMES)}",
+            coded("eval_import_from", module=repr(module)),
         )
 
     def import_(self, stmt: ast.Import) -> None:
@@ -266,7 +264,7 @@ class _Evaluator:
             if alias.name not in DECLARATION_MODULE_NAMES:
                 raise self.error(
                     stmt,
-                    f"importing {alias.name!r} is not allowed: only {' or '.join(DECLARATION_MODULE_NAMES)}",
+                    coded("eval_import", module=repr(alias.name)),
                 )
             if alias.asname:
                 self.assign(alias.asname, _DECLARATION, stmt)
@@ -283,25 +281,26 @@ class _Evaluator:
             self.assign(target.id, value, target)
         elif isinstance(target, (ast.Tuple, ast.List)):
             if not isinstance(value, (tuple, list)):
-                raise self.error(value_node, f"cannot unpack a {type(value).__name__} into several names")
+                raise self.error(value_node, coded("eval_unpack_type", type=type(value).__name__))
             if any(isinstance(t, ast.Starred) for t in target.elts):
                 raise self.reject(next(t for t in target.elts if isinstance(t, ast.Starred)))
             if len(target.elts) != len(value):
-                raise self.error(target, f"{len(target.elts)} names but {len(value)} values to unpack")
+                counts = {"names": str(len(target.elts)), "values": str(len(value))}
+                raise self.error(target, coded("eval_unpack_count", **counts))
             for sub_target, sub_value in zip(target.elts, value, strict=True):
                 self.bind(sub_target, sub_value, value_node)
         else:
-            raise self.error(target, "only names can be assigned (no attributes, no subscripts)")
+            raise self.error(target, coded("eval_assign_target"))
 
     def assign(self, name: str, value: Any, node: ast.AST) -> None:
         self.check_name(name, node)
         if name not in self.names and len(self.names) >= MAX_NAMES:
-            raise self.error(node, f"more than {MAX_NAMES} names")
+            raise self.error(node, coded("eval_too_many_names", count=str(MAX_NAMES)))
         self.names[name] = value
 
     def check_name(self, name: str, node: ast.AST) -> None:
         if name.startswith("__"):
-            raise self.error(node, f"dunder names such as {name!r} are not allowed")
+            raise self.error(node, coded("eval_dunder", name=repr(name)))
 
     # --- expressions -----------------------------------------------------------------------
 
@@ -309,13 +308,13 @@ class _Evaluator:
         """Evaluate ``node`` to a data value (a module alias is not a value)."""
         value = self.expr(node, depth)
         if isinstance(value, (_Module, _Package)):
-            raise self.error(node, "a module cannot be used as a value")
+            raise self.error(node, coded("eval_module_value"))
         return value
 
     def expr(self, node: ast.expr, depth: int) -> Any:
         self.tick(node)
         if depth > MAX_DEPTH:
-            raise self.error(node, f"expression nested more than {MAX_DEPTH} levels deep")
+            raise self.error(node, coded("eval_expression_depth", depth=str(MAX_DEPTH)))
         if isinstance(node, ast.Constant):
             return self.constant(node)
         if isinstance(node, ast.Name):
@@ -347,57 +346,56 @@ class _Evaluator:
             return value
         if isinstance(value, str):
             if len(value) > MAX_STRING_CHARS:
-                raise self.error(node, f"string longer than {MAX_STRING_CHARS} characters")
+                raise self.error(node, coded("eval_string_too_long", count=str(MAX_STRING_CHARS)))
             return value
         if isinstance(value, int):
             return self.check_int(node, value)
         if isinstance(value, float):
             if not math.isfinite(value):
-                raise self.error(node, "numbers must be finite")
+                raise self.error(node, coded("eval_not_finite"))
             return value
         if isinstance(value, bytes):
-            raise self.error(node, "bytes literals are not allowed: use a string")
+            raise self.error(node, coded("eval_bytes"))
         if value is Ellipsis:
-            raise self.error(node, "'...' is not allowed as a value")
-        raise self.error(node, f"{type(value).__name__} literals are not allowed")
+            raise self.error(node, coded("eval_ellipsis"))
+        raise self.error(node, coded("eval_literal_type", type=type(value).__name__))
 
     def check_int(self, node: ast.AST, value: int) -> int:
         if abs(value) >= 10**MAX_INT_DIGITS:
-            raise self.error(node, f"integer too large (at most {MAX_INT_DIGITS} digits)")
+            raise self.error(node, coded("eval_int_too_large", digits=str(MAX_INT_DIGITS)))
         return value
 
     def check_size(self, node: ast.AST, size: int) -> None:
         if size > MAX_CONTAINER_ITEMS:
-            raise self.error(node, f"more than {MAX_CONTAINER_ITEMS} items in one container")
+            raise self.error(node, coded("eval_container_items", count=str(MAX_CONTAINER_ITEMS)))
         self.items_built += size
         if self.items_built > MAX_TOTAL_ITEMS:
-            raise self.error(node, f"the file builds more than {MAX_TOTAL_ITEMS} container items in total")
+            raise self.error(node, coded("eval_total_items", count=str(MAX_TOTAL_ITEMS)))
 
     def name(self, node: ast.Name) -> Any:
         self.check_name(node.id, node)
         if node.id not in self.names:
             raise self.error(
                 node,
-                f"name {node.id!r} is not defined: only names imported from the declaration module "
-                "or assigned earlier in the file can be used",
+                coded("eval_undefined_name", name=repr(node.id)),
             )
         return self.names[node.id]
 
     def attribute(self, node: ast.Attribute, depth: int) -> Any:
         if node.attr.startswith("__"):
-            raise self.error(node, f"dunder names such as {node.attr!r} are not allowed")
+            raise self.error(node, coded("eval_dunder", name=repr(node.attr)))
         owner = self.expr(node.value, depth + 1)
         if isinstance(owner, _Package):
             if node.attr not in owner.children:
-                raise self.error(node, f"{owner.dotted} has no attribute {node.attr!r} a schema may use")
+                raise self.error(node, coded("eval_package_attribute", package=owner.dotted, name=repr(node.attr)))
             return owner.children[node.attr]
         if isinstance(owner, _Module):
             if node.attr not in _PUBLIC:
-                raise self.error(node, f"the declaration module has no public name {node.attr!r}")
+                raise self.error(node, coded("eval_declaration_no_name", name=repr(node.attr)))
             return _PUBLIC[node.attr]
         raise self.error(
             node,
-            "attribute access is only allowed on the declaration module (such as cs.KIND_TEXT)",
+            coded("eval_attribute_access"),
         )
 
     def dict_(self, node: ast.Dict, depth: int) -> dict[Any, Any]:
@@ -405,34 +403,34 @@ class _Evaluator:
         out: dict[Any, Any] = {}
         for key_node, value_node in zip(node.keys, node.values, strict=True):
             if key_node is None:
-                raise self.error(value_node, "'**' unpacking is not allowed in a dict")
+                raise self.error(value_node, coded("eval_dict_unpacking"))
             key = self.data(key_node, depth + 1)
             if not isinstance(key, (str, int, float, bool)) and key is not None:
-                raise self.error(key_node, f"a dict key must be a string or a number, not {type(key).__name__}")
+                raise self.error(key_node, coded("eval_dict_key", type=type(key).__name__))
             out[key] = self.data(value_node, depth + 1)
         return out
 
     def unary(self, node: ast.UnaryOp, depth: int) -> Any:
         if not isinstance(node.op, (ast.USub, ast.UAdd)):
-            raise self.error(node, f"the operator {_op_text(node.op)!r} is not allowed")
+            raise self.error(node, coded("eval_operator", operator=repr(_op_text(node.op))))
         operand = self.data(node.operand, depth + 1)
         if isinstance(operand, bool) or not isinstance(operand, (int, float)):
-            raise self.error(node, "unary minus and plus only apply to numbers")
+            raise self.error(node, coded("eval_unary"))
         return -operand if isinstance(node.op, ast.USub) else +operand
 
     def binop(self, node: ast.BinOp, depth: int) -> Any:
         if not isinstance(node.op, ast.Add):
             raise self.error(
-                node, f"the operator {_op_text(node.op)!r} is not allowed (only '+' joins strings or tuples)"
+                node, coded("eval_binary_operator", operator=repr(_op_text(node.op)))
             )
         left = self.data(node.left, depth + 1)
         right = self.data(node.right, depth + 1)
         if isinstance(left, str) and isinstance(right, str):
             if len(left) + len(right) > MAX_STRING_CHARS:
-                raise self.error(node, f"string longer than {MAX_STRING_CHARS} characters")
+                raise self.error(node, coded("eval_string_too_long", count=str(MAX_STRING_CHARS)))
             self.chars_built += len(left) + len(right)
             if self.chars_built > MAX_TOTAL_CHARS:
-                raise self.error(node, f"the file builds more than {MAX_TOTAL_CHARS} characters in total")
+                raise self.error(node, coded("eval_total_chars", count=str(MAX_TOTAL_CHARS)))
             return left + right
         if (isinstance(left, tuple) and isinstance(right, tuple)) or (
             isinstance(left, list) and isinstance(right, list)
@@ -441,8 +439,7 @@ class _Evaluator:
             return left + right
         raise self.error(
             node,
-            f"'+' only joins two strings, two tuples or two lists, not {type(left).__name__} "
-            f"and {type(right).__name__}",
+            coded("eval_plus_types", left=type(left).__name__, right=type(right).__name__),
         )
 
     def call(self, node: ast.Call, depth: int) -> Any:
@@ -450,36 +447,36 @@ class _Evaluator:
         args = []
         for arg in node.args:
             if isinstance(arg, ast.Starred):
-                raise self.error(arg, "'*args' in a call is not allowed: write the arguments out")
+                raise self.error(arg, coded("eval_star_args"))
             args.append(self.data(arg, depth + 1))
         kwargs: dict[str, Any] = {}
         for keyword in node.keywords:
             if keyword.arg is None:
-                raise self.error(keyword.value, "'**kwargs' in a call is not allowed: write the arguments out")
+                raise self.error(keyword.value, coded("eval_star_kwargs"))
             if keyword.arg in kwargs:
-                raise self.error(keyword.value, f"keyword argument {keyword.arg!r} repeated")
+                raise self.error(keyword.value, coded("eval_keyword_repeated", name=repr(keyword.arg)))
             kwargs[keyword.arg] = self.data(keyword.value, depth + 1)
         try:
             return func(*args, **kwargs)
         except (TypeError, ValueError) as exc:
-            raise self.error(node, str(exc)) from None
+            raise self.error(node, call_error_text(exc, func, tuple(args), kwargs)) from None
 
     def callee(self, node: ast.expr, depth: int) -> Any:
         what = _callee_text(node)
         if isinstance(node, ast.Name) and node.id.startswith("__"):
-            raise self.error(node, f"calling {what!r} is not allowed: {_ONLY}")
+            raise self.error(node, coded("eval_calling", callee=repr(what)))
         if isinstance(node, ast.Name) and node.id not in self.names:
-            raise self.error(node, f"calling {what!r} is not allowed: {_ONLY}")
+            raise self.error(node, coded("eval_calling", callee=repr(what)))
         if not isinstance(node, (ast.Name, ast.Attribute)):
-            raise self.error(node, f"calling {what} is not allowed: {_ONLY}")
+            raise self.error(node, coded("eval_calling", callee=what))
         try:
             func = self.expr(node, depth + 1)
         except StaticEvalError as exc:
             if isinstance(node, ast.Attribute) and "dunder" not in exc.message:
-                raise self.error(node, f"calling {what!r} is not allowed: {_ONLY}") from None
+                raise self.error(node, coded("eval_calling", callee=repr(what))) from None
             raise
         if not any(func is allowed for allowed in _CALLABLE):
-            raise self.error(node, f"calling {what!r} is not allowed: {_ONLY}")
+            raise self.error(node, coded("eval_calling", callee=repr(what)))
         return func
 
     # --- annotations (never evaluated, only checked to be harmless) ------------------------
@@ -490,16 +487,16 @@ class _Evaluator:
         attribute chains, ``X[...]`` generics, ``X | Y`` and string constants only."""
         self.tick(node)
         if depth > MAX_DEPTH:
-            raise self.error(node, f"annotation nested more than {MAX_DEPTH} levels deep")
+            raise self.error(node, coded("eval_annotation_depth", depth=str(MAX_DEPTH)))
         if isinstance(node, ast.Name):
             self.check_name(node.id, node)
         elif isinstance(node, ast.Attribute):
             if node.attr.startswith("__"):
-                raise self.error(node, f"dunder names such as {node.attr!r} are not allowed")
+                raise self.error(node, coded("eval_dunder", name=repr(node.attr)))
             self.annotation(node.value, depth + 1)
         elif isinstance(node, ast.Constant):
             if not (isinstance(node.value, str) or node.value is None or node.value is Ellipsis):
-                raise self.error(node, "annotations may only be names, generics or strings")
+                raise self.error(node, coded("eval_annotation_kind"))
         elif isinstance(node, ast.Subscript):
             self.annotation(node.value, depth + 1)
             self.annotation(node.slice, depth + 1)
@@ -510,7 +507,7 @@ class _Evaluator:
             self.annotation(node.left, depth + 1)
             self.annotation(node.right, depth + 1)
         else:
-            raise self.error(node, "annotations may only be names, generics or strings")
+            raise self.error(node, coded("eval_annotation_kind"))
 
 
 def _op_text(op: ast.AST) -> str:
@@ -541,9 +538,9 @@ def evaluate_schema_source(
     every finding, not the first); ``CONFIG_SCHEMA`` may then be any evaluated value.
     """
     if not isinstance(text, str):
-        raise StaticEvalError(f"schema source must be text, got {type(text).__name__}")
+        raise StaticEvalError(coded("eval_source_type", type=type(text).__name__))
     if len(text) > MAX_SOURCE_BYTES or len(text.encode("utf-8", errors="surrogatepass")) > MAX_SOURCE_BYTES:
-        raise StaticEvalError(f"schema source is larger than {MAX_SOURCE_BYTES // 1024} KB")
+        raise StaticEvalError(coded("eval_source_size", kb=str(MAX_SOURCE_BYTES // 1024)))
     source = text.removeprefix("\ufeff")  # an editor's BOM is not a reason to refuse
     try:
         # Pasted text is the author's, not ours: its invalid escapes must not warn into our logs.
@@ -551,15 +548,16 @@ def evaluate_schema_source(
             warnings.simplefilter("ignore")
             tree = ast.parse(source, filename=filename, mode="exec", type_comments=False)
     except SyntaxError as exc:
-        raise StaticEvalError(f"invalid syntax: {exc.msg}", exc.lineno, exc.offset) from None
+        reason = syntax_message(exc.msg, lines=error_lines(exc, source))
+        raise StaticEvalError(coded("eval_invalid_syntax", message=reason), exc.lineno, exc.offset) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         # ValueError: NUL characters; RecursionError/MemoryError: absurd nesting.
-        message = "source is nested too deeply" if not isinstance(exc, ValueError) else str(exc)
-        raise StaticEvalError(f"cannot parse: {message}") from None
+        message = coded("eval_too_deep") if not isinstance(exc, ValueError) else syntax_message(str(exc))
+        raise StaticEvalError(coded("eval_cannot_parse", message=message)) from None
 
     for count, _node in enumerate(ast.walk(tree), start=1):
         if count > MAX_NODES:
-            raise StaticEvalError(f"schema source has more than {MAX_NODES} syntax nodes")
+            raise StaticEvalError(coded("eval_too_many_nodes", count=str(MAX_NODES)))
 
     # The limit is the evaluation's own: parsing is already bounded by the size and node limits
     # above, and charging it here made a busy machine refuse a schema that evaluates in
@@ -568,10 +566,10 @@ def evaluate_schema_source(
     try:
         names = evaluator.run(tree)
     except RecursionError:
-        raise StaticEvalError("source is nested too deeply") from None
+        raise StaticEvalError(coded("eval_too_deep")) from None
 
     if "CONFIG_SCHEMA" not in names:
-        raise StaticEvalError("CONFIG_SCHEMA is not defined")
+        raise StaticEvalError(coded("eval_no_config_schema"))
     schema = names["CONFIG_SCHEMA"]
     if not checks:
         return schema

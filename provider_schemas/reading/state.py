@@ -253,7 +253,7 @@ def fingerprint_changes(expected: str, current: str, labels: Mapping[str, str]) 
 
     old, new = parse(expected), parse(current)
     if old is None or new is None:
-        return ["The form is out of date; reload it."]
+        return [coded("form_out_of_date")]
     items = []
     for key in list(dict.fromkeys([*new, *old])):
         if old.get(key) != new.get(key):
@@ -275,7 +275,7 @@ def fingerprint_parts(states: list[FieldState], storage: StorageInfo | None) -> 
 
 
 def fingerprint_labels(schema: ProviderConfigSchema | None) -> dict[str, str]:
-    labels = {"__storage__": "The storage file"}
+    labels = {"__storage__": coded("storage_file")}
     if schema is not None:
         labels.update({f.key: f"{f.label or f.key} ({f.key})" for f in schema.fields})
     return labels
@@ -394,8 +394,7 @@ def _value_warnings(model: Model, f: ProviderField, res: Resolution) -> list[Not
         out.append(
             Notice(
                 "string_bool",
-                f"Stored as the text {res.value!r}, not a boolean; the plugin may read any non-empty text as "
-                "true. Saving this field writes a real boolean.",
+                coded("notice_string_bool", value=repr(res.value)),
             )
         )
     if res.source == SOURCE_ENV_OVERRIDE:
@@ -404,14 +403,15 @@ def _value_warnings(model: Model, f: ProviderField, res: Resolution) -> list[Not
             out.append(
                 Notice(
                     "env_override_shadows_value",
-                    f".env {res.variable} overrides the stored value {to_edit_string(f, underneath.value)!r}.",
+                    coded("notice_env_override", variable=res.variable,
+                          value=repr(to_edit_string(f, underneath.value))),
                 )
             )
     if res.is_set and res.slot == "root" and model.kind == STORAGE_HONCHO_HOST_BLOCK and f.scope == "host":
         out.append(
             Notice(
                 "root_value",
-                f"Read from the root of {model.primary_label} (shared by every host); saving writes the host block.",
+                coded("notice_root_value", file=model.primary_label),
             )
         )
     return out
@@ -425,7 +425,7 @@ def _secret_warnings(model: Model, f: ProviderField, sec: Any) -> list[Notice]:
             out.append(
                 Notice(
                     "oauth_token",
-                    f"{file_and_path} holds an OAuth access token; it takes precedence and the panel never changes it.",
+                    coded("notice_oauth_token", where=file_and_path),
                 )
             )
             continue
@@ -436,19 +436,19 @@ def _secret_warnings(model: Model, f: ProviderField, sec: Any) -> list[Notice]:
         out.append(
             Notice(
                 "file_slot_shadows_secret",
-                f"{file_and_path} holds this secret and is read before the secret stores; saving a new "
-                "value removes it from there.",
+                coded("notice_file_slot_secret", where=file_and_path),
             )
         )
     if sec.env_value_present and sec.keyring_value_present:
         out.append(
             Notice(
                 "secret_in_env_and_keyring",
-                f"{f.env_key} is set in both .env and the keyring; the agent uses the .env value.",
+                coded("notice_env_and_keyring", variable=str(f.env_key)),
             )
         )
     if sec.fallback_variable:
-        out.append(Notice("secret_from_fallback", f"Set through {sec.fallback_variable}, not {f.env_key}."))
+        out.append(Notice("secret_from_fallback", coded("notice_secret_fallback", fallback=sec.fallback_variable,
+                                                         variable=str(f.env_key))))
     return out
 
 
@@ -456,12 +456,12 @@ def model_warnings(model: Model) -> list[Notice]:
     out: list[Notice] = []
     schema = model.schema
     if model.primary_bom:
-        out.append(Notice("bom", f"{model.primary_label} starts with a byte-order mark; saving removes it."))
+        out.append(Notice("bom", coded("notice_bom", file=model.primary_label)))
     if model.keyring_error is not None:
         out.append(
             Notice(
                 "keyring_unavailable",
-                f"The keyring cannot be read ({model.keyring_error}); secrets stored there show as not set.",
+                coded("notice_keyring_unreadable", problem=str(model.keyring_error)),
             )
         )
     if model.env.encoding_error == LINK_PROBLEM and schema.storage != STORAGE_ENV_FILE:
@@ -470,21 +470,20 @@ def model_warnings(model: Model) -> list[Notice]:
         out.append(
             Notice(
                 "env_not_utf8",
-                f".env is not valid UTF-8 text ({model.env.encoding_error}); saves that change it are refused.",
+                coded("notice_env_not_utf8", problem=model.env.encoding_error),
             )
         )
     if model.env.bom:
         out.append(
-            Notice("bom", ".env starts with a byte-order mark, which corrupts its first variable for the agent.")
+            Notice("bom", coded("notice_env_bom"))
         )
     for entry, problem in model.fallback_notes:
-        out.append(Notice("fallback_unreadable", f"{entry} is skipped by the plugin: {problem}."))
+        out.append(Notice("fallback_unreadable", coded("notice_fallback_skipped", entry=entry, problem=problem)))
     if model.primary_error is None and not model.primary_exists and model.fallback_entry:
         out.append(
             Notice(
                 "legacy_file_will_be_hidden",
-                f"Saving creates {_primary_text(model)}; from then on {model.fallback_entry} is ignored by the plugin. "
-                "Its settings are copied into the new file.",
+                coded("notice_legacy_hidden", file=_primary_text(model), legacy=model.fallback_entry),
             )
         )
     elif model.primary_error is None and model.seeding_applies:
@@ -493,8 +492,8 @@ def model_warnings(model: Model) -> list[Notice]:
             out.append(
                 Notice(
                     "seed_env_will_be_frozen",
-                    f"Saving creates {_primary_text(model)}; the current values of {', '.join(dict.fromkeys(seeded))} "
-                    "from .env are copied into it, and later changes to those variables are ignored.",
+                    coded("notice_seed_frozen", file=_primary_text(model),
+                          variables=", ".join(dict.fromkeys(seeded))),
                 )
             )
     out.extend(Notice(code, message) for code, message in provider_warnings(model))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from provider_schemas.config_schema import STORAGE_ENV_FILE, ProviderField
+from provider_schemas.messages import message as coded
 from provider_schemas.model import Model
 from provider_schemas.storage import honcho as honcho_storage
 from provider_schemas.storage.yaml_doc import section_of
@@ -44,7 +45,7 @@ def ignored_keys_warnings(model: Model) -> list[tuple[str, str]]:
     if model.kind != STORAGE_ENV_FILE and model.primary_exists:
         for key in IGNORED_KEYS.get(schema.name, ()):
             if key in model.data and key not in declared:
-                out.append(("ignored_by_plugin", f"{model.primary_label} key {key} is ignored by the plugin."))
+                out.append(("ignored_by_plugin", coded("notice_ignored_key", file=model.primary_label, key=key)))
         # Fields kept in .env: the same key in the storage section is a leftover the plugin never reads.
         for f in schema.fields:
             if f.storage == STORAGE_ENV_FILE and f.key in model.data:
@@ -52,7 +53,7 @@ def ignored_keys_warnings(model: Model) -> list[tuple[str, str]]:
                 out.append(
                     (
                         "ignored_by_plugin",
-                        f"{model.primary_label} {where} is ignored by the plugin; it reads {f.env_key} from .env.",
+                        coded("notice_ignored_env_key", file=model.primary_label, where=where, variable=str(f.env_key)),
                     )
                 )
     if schema.storage == STORAGE_ENV_FILE and model.yaml is None:
@@ -65,7 +66,7 @@ def ignored_keys_warnings(model: Model) -> list[tuple[str, str]]:
                 out.append(
                     (
                         "ignored_by_plugin",
-                        f"config.yaml memory.{schema.name}.{key} is ignored by the plugin; it reads .env only.",
+                        coded("notice_ignored_yaml_key", provider=schema.name, key=key),
                     )
                 )
     return out
@@ -78,17 +79,16 @@ def honcho_warnings(model: Model) -> list[tuple[str, str]]:
     block: Mapping[str, Any] = honcho_storage.host_block(model.data, model.block)
     for where, mapping in (("host block", block), ("root", model.data)):
         if mapping.get("enabled") is False:
-            out.append(("honcho_disabled", f"{model.primary_label} sets enabled: false in the {where}; Honcho is off."))
+            out.append(("honcho_disabled", coded("notice_honcho_disabled", file=model.primary_label, where=where)))
     if model.honcho.shared == "global":
         out.append(
             (
                 "shared_file",
-                f"Settings are stored in {model.primary_label}, shared by every profile and by other apps "
-                "that use Honcho.",
+                coded("notice_shared_global", file=model.primary_label),
             )
         )
     elif model.honcho.shared == "root":
-        out.append(("shared_file", f"Settings are stored in {model.primary_label}, the default profile's file."))
+        out.append(("shared_file", coded("notice_shared_root", file=model.primary_label)))
     return out
 
 
@@ -98,8 +98,7 @@ def hindsight_warnings(model: Model) -> list[tuple[str, str]]:
     return [
         (
             "legacy_banks",
-            f"{model.primary_label} has legacy banks.* settings; the plugin still reads banks.hermes.bankId and "
-            "banks.hermes.budget when bank_id / recall_budget are not set. They cannot be edited here.",
+            coded("notice_legacy_banks", file=model.primary_label),
         )
     ]
 
@@ -117,7 +116,7 @@ def openviking_warnings(model: Model) -> list[tuple[str, str]]:
         out.append(
             (
                 "not_available",
-                "OpenViking stays unavailable until Endpoint is set or the CLI profile is enabled.",
+                coded("notice_openviking_unavailable"),
             )
         )
     if use_profile:
@@ -125,12 +124,12 @@ def openviking_warnings(model: Model) -> list[tuple[str, str]]:
         path = Path(str(raw)).expanduser() if raw else Path.home() / ".openviking" / "ovcli.conf"
         doc = read_json_doc(path, label=str(raw or "~/.openviking/ovcli.conf"), home=model.home)
         if not doc.exists:
-            out.append(("cli_profile_missing", f"The CLI profile file {doc.label} does not exist."))
+            out.append(("cli_profile_missing", coded("notice_cli_profile_missing", file=doc.label)))
         elif doc.error is not None:
             out.append(
                 (
                     "cli_profile_invalid",
-                    f"The CLI profile file {doc.label} does not parse ({doc.error}); the agent fails to start it.",
+                    coded("notice_cli_profile_invalid", file=doc.label, problem=doc.error),
                 )
             )
     return out

@@ -113,7 +113,7 @@ def test_it_reads_the_token_again_once_another_process_revoked_it(client, home, 
 
     # Another process (a second panel, or `manage.py api_token revoke`) commits the revocation.
     statement = f"UPDATE {ApiToken._meta.db_table} SET revoked_at = '2026-01-01 00:00:00'"  # noqa: S608 - fixed
-    script = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], timeout=60); db.execute(sys.argv[2]); db.commit()"
+    script = "import sqlite3, sys; db = sqlite3.connect(sys.argv[1], timeout=180); db.execute(sys.argv[2]); db.commit()"
     subprocess.run([sys.executable, "-c", script, str(connection.settings_dict["NAME"]), statement], check=True,
                    timeout=300)
 

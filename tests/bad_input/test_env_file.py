@@ -63,7 +63,7 @@ def _dotenv_values(path: Path) -> dict[str, str | None]:
         pytest.skip("hermes-agent 0.19.0's virtualenv (with python-dotenv) is not installed")
     script = "import json, sys, dotenv; print(json.dumps(dotenv.dotenv_values(sys.argv[1])))"
     result = subprocess.run([str(HERMES_PYTHON), "-c", script, str(path)], capture_output=True, text=True,
-                            timeout=60, check=True)
+                            timeout=180, check=True)
     return json.loads(result.stdout)
 
 

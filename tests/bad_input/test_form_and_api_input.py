@@ -108,8 +108,8 @@ def test_it_refuses_a_bad_activation_body(owner_client, home):
 
 
 @pytest.mark.parametrize(("value", "words"), [
-    (MEGABYTE, "too long"),
-    ("bank\u0000one", "NUL"),
+    (MEGABYTE, "Enter at most 65,536 characters."),
+    ("bank\u0000one", "Enter the value on one line"),
     (INVISIBLE["right_to_left_override"], "invisible"),
     (INVISIBLE["zero_width_space"], "invisible"),
 ])

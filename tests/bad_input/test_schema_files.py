@@ -139,9 +139,9 @@ def test_it_stops_a_schema_that_loops_forever_within_the_load_time_limit(tmp_pat
         base = f"http://127.0.0.1:{server.port}"
         # Without the load time limit this request would never be answered (urlopen's timeout
         # then fails the test); how long the limit takes is not this test's business.
-        config = get(f"/api/memory/providers/{NAME}/config", timeout=60)
-        listing = get("/api/memory", timeout=60)
-        other = get("/api/memory/providers/hindsight/config", timeout=60)
+        config = get(f"/api/memory/providers/{NAME}/config", timeout=180)
+        listing = get("/api/memory", timeout=180)
+        other = get("/api/memory/providers/hindsight/config", timeout=180)
 
     assert config["schema_error"]["type"] == "TimeoutError"
     assert "took longer than" in config["schema_error"]["message"]

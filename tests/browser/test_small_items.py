@@ -1,9 +1,12 @@
 """Smaller items of the panel's first-use review: the favicon, the blocked page's delete button and
-its single message with nothing selected, one wording for what Undo brings back."""
+its single message with nothing selected (beside the list without scripts), Undo offered only for
+what it can bring back."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 from django.contrib.staticfiles import finders
@@ -32,8 +35,20 @@ def test_it_links_a_favicon_that_exists(owner_client, demo_home):
 
 
 @pytest.mark.django_db
-def test_it_says_once_that_nothing_is_selected_without_scripts(owner_client, demo_home):
-    html = owner_client.get("/memory/delete/", {"next": "/memory/blocked/"}).content.decode()
+def test_it_says_beside_the_list_that_nothing_is_selected_without_scripts(owner_client, demo_home):
+    response = owner_client.get("/memory/delete/", {"next": "/memory/blocked/"}, follow=True)
+    html = response.content.decode()
+    bar = html.split('id="blocked-bar"', 1)[1].split("</div>", 1)[0]
+
+    assert response.redirect_chain == [("/memory/blocked/?selection=none#blocked-bar", 302)]
+    assert html.count("Select at least one entry.") == 1
+    assert 'id="blocked-nothing-selected"' in bar
+    assert "Nothing to delete." not in html
+
+
+@pytest.mark.django_db
+def test_it_says_once_in_the_dialog_that_nothing_is_selected(owner_client, demo_home):
+    html = owner_client.get("/memory/delete/", {"next": "/memory/blocked/"}, HTTP_HX_REQUEST="true").content.decode()
 
     assert html.count("Select at least one entry.") == 1
     assert "Nothing to delete." not in html
@@ -50,6 +65,36 @@ def test_it_words_what_undo_brings_back_the_same_in_the_dialog_and_after_deletin
     assert UNDO_WORDING in dialog
     assert "cannot come back" not in dialog
     assert UNDO_WORDING in after
+
+
+def _blocked_ref(client) -> str:
+    blocked = client.get("/memory/blocked/").content.decode()
+    return blocked.split('name="entry" value="', 1)[1].split('"', 1)[0]
+
+
+@pytest.mark.django_db
+def test_it_offers_no_undo_after_deleting_only_a_blocked_entry(owner_client, demo_home):
+    owner_client.post("/memory/delete/", {"entry": _blocked_ref(owner_client), "next": "/memory/"})
+    after = owner_client.get("/memory/").content.decode()
+
+    assert 'id="memory-undo"' not in after
+    assert "There is nothing to undo: a blocked entry stays deleted." in after
+
+
+@pytest.mark.django_db
+def test_it_offers_undo_only_for_the_clean_entries_of_a_mixed_deletion(owner_client, demo_home):
+    blocked = _blocked_ref(owner_client)
+    page = owner_client.get("/memory/").content.decode()
+    refs = re.findall(r"entry=((?:memory|user)%3A[^&\"]+)", page)
+    clean = next(unquote(ref) for ref in refs if unquote(ref) != blocked)
+    owner_client.post("/memory/delete/", {"entry": [clean, blocked], "next": "/memory/"})
+    after = owner_client.get("/memory/").content.decode()
+
+    assert "You deleted 2 entries." in after
+    owner_client.post("/memory/undo/", {"next": "/memory/"})
+    restored = owner_client.get("/memory/").content.decode()
+    assert "Added back 1 of 1 entries." in restored
+    assert "Not added back" not in restored
 
 
 @pytest.mark.browser

@@ -94,8 +94,8 @@ def serve(*, home: Path, data_dir: Path, prefix: list[str] | None = None, thread
     finally:
         if process.poll() is None:
             process.kill()
-        process.wait(timeout=30)
-        reader.join(timeout=5)
+        process.wait(timeout=180)
+        reader.join(timeout=180)
 
 
 class Browser:
@@ -115,7 +115,7 @@ class Browser:
 
     def request(self, method: str, path: str, data: dict[str, str] | None = None,
                 headers: dict[str, str] | None = None, body: bytes | None = None,
-                timeout: float = 60) -> tuple[int, str, dict[str, str]]:
+                timeout: float = 180) -> tuple[int, str, dict[str, str]]:
         import urllib.error
         import urllib.parse
 

@@ -32,7 +32,7 @@ MEMORY_CHAR_LIMIT = 50_000
 assert ROUNDS * MAX_ADDS_PER_ROUND * len("entry-00000\n§\n") < MEMORY_CHAR_LIMIT
 # The clients are killed only once both have had two requests acknowledged; waiting for that is
 # bounded only so that a broken server fails the test instead of hanging it.
-GETTING_GOING_TIMEOUT = 120
+GETTING_GOING_TIMEOUT = 180
 ENV_KEEP = ["# keep this comment", "export OTHER_TOOL_KEY='keep me'", "SPACED = kept value"]
 YAML_KEEP = (
     "# keep this comment\n_config_version: 33\nmodel: gpt-test\n"
@@ -63,7 +63,7 @@ def _put(base: str, token: str, path: str, body: dict) -> int:
     request = urllib.request.Request(base + path, data=json.dumps(body).encode(), method="PUT",
                                      headers={"Authorization": f"Bearer {token}",
                                               "Content-Type": "application/json"})
-    with urllib.request.urlopen(request, timeout=30) as response:
+    with urllib.request.urlopen(request, timeout=180) as response:
         return response.status
 
 
@@ -93,7 +93,7 @@ def _memory_adds(browser: Browser, track: Track, stop: threading.Event) -> None:
         track.inflight = n
         try:
             status, body, _h = browser.request("POST", "/memory/memory/add/", {"content": f"entry-{n:05d}"},
-                                               timeout=30)
+                                               timeout=180)
         except (urllib.error.URLError, ConnectionError, TimeoutError, OSError):
             return
         if status != 302:
@@ -162,11 +162,11 @@ def test_it_leaves_every_file_old_or_new_when_killed_mid_save(tmp_path):
             if going:
                 time.sleep(rng.uniform(0.05, 0.6))  # where the kill lands; any moment is valid
             server.process.kill()  # SIGKILL: no cleanup of any kind
-            server.process.wait(timeout=30)
+            server.process.wait(timeout=180)
             kills += 1
             stop.set()
             for thread in threads:
-                thread.join(timeout=30)
+                thread.join(timeout=180)
         assert not saves.errors and not adds.errors, (saves.errors, adds.errors)
         assert going, "the saves or the adds never got going"
         entries = _check_files(home, saves, adds, entries)

@@ -19,7 +19,7 @@ from tests.faults.panel import PANEL_PASSWORD, Browser, prepare_panel, serve
 pytestmark = pytest.mark.slow
 
 # Only stops a hang (an answer that never comes, a connection the server never closes).
-DEADLINE_SECONDS = 120
+DEADLINE_SECONDS = 180
 
 
 @pytest.fixture(scope="module")

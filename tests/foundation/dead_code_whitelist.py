@@ -28,6 +28,7 @@ hooks.has_changed
 hooks.validate
 hooks.add_prefix
 hooks.add_initial_prefix
+hooks.format_value  # a widget's value as its template shows it (admin_panel/forms/widgets.py)
 # The session engine's overrides of Django's SessionStore.
 hooks.acache_key
 hooks._get_session_from_db

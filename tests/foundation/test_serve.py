@@ -135,7 +135,7 @@ def test_it_says_the_port_is_taken_without_printing_a_sign_in_link(tmp_path):
         port = taken.getsockname()[1]
         with running_server(hermes_home=tmp_path / "home", data_dir=tmp_path / "data",
                             extra_args=("--port", str(port))) as server:
-            server.process.wait(timeout=60)
+            server.process.wait(timeout=180)
 
     assert server.process.returncode != 0
     assert f"Cannot listen on 127.0.0.1:{port}" in server.output
@@ -168,7 +168,7 @@ def test_it_streams_a_long_export_whole_and_answers_a_put_with_a_body(tmp_path):
         put = urllib.request.Request(
             f"http://127.0.0.1:{server.port}/api/memory/provider", method="PUT", data=b'{"provider": ""}',
             headers={"X-Hermes-Session-Token": token, "Content-Type": "application/json"})
-        with urllib.request.urlopen(put, timeout=60) as response:
+        with urllib.request.urlopen(put, timeout=180) as response:
             activated = json.loads(response.read())
 
     assert status == 200

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.slow
 
 
 def _get(port: int, path: str) -> int:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=180)
     try:
         connection.request("GET", path)
         response = connection.getresponse()
@@ -26,7 +26,7 @@ def _get(port: int, path: str) -> int:
 
 
 def _failed_sign_in(port: int) -> int:
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=180)
     try:
         connection.request("GET", "/accounts/login/")
         response = connection.getresponse()

@@ -29,7 +29,7 @@ ROUNDS = 3
 # stream would add STREAMS_PER_ROUND times its size (a stream holds about 25 KiB while open).
 GROWTH_BOUND_BYTES = 256 * 1024
 # A safety net against a hang only: every wait below ends as soon as its condition holds.
-DEADLINE_SECONDS = 120
+DEADLINE_SECONDS = 180
 
 
 def _scope(cookie: str) -> dict:

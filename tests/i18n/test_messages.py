@@ -8,8 +8,10 @@ import pytest
 from django.template import Context, Template
 from django.utils import translation
 
-from admin_panel.localisation import MESSAGE_TEMPLATES, localise_message
+from admin_panel.localisation import localise_message
+from admin_panel.messages import MESSAGES
 from provider_schemas.config_schema import KIND_BOOL, KIND_JSON, KIND_NUMBER, ProviderField
+from provider_schemas.messages import message as coded
 from provider_schemas.values import FieldError, coerce
 from tests.i18n.catalog import load_po
 
@@ -51,13 +53,13 @@ def test_it_translates_the_json_parsers_reasons(catalog):
         assert localise_message("Expecting value") == catalog["Expecting value"] != "Expecting value"
 
 
-def test_it_reads_every_template_back_with_its_values(catalog):
-    for template in MESSAGE_TEMPLATES:
+def test_it_words_every_code_with_its_values(catalog):
+    for code, template in MESSAGES.items():
         names = re.findall(r"%\((\w+)\)s", template)
         values = {name: f"<{name}-{index}>" for index, name in enumerate(names)}
         with translation.override("zh-hans"):
-            shown = localise_message(template % values)
-        assert shown == catalog[template] % values, template
+            shown = localise_message(coded(code, **values))
+        assert shown == (catalog[template] % values if values else catalog[template]), template
 
 
 def test_it_passes_other_text_through_unchanged():

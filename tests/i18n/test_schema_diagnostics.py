@@ -1,10 +1,11 @@
 """The schema author's diagnostics (lint findings, declaration-check problems, static-evaluator
 refusals, load errors) reach a Chinese reader in Chinese, with their code values unchanged.
 
-provider_schemas writes them in English (the CLI and the API keep that wording); the preview shows
-them through ``admin_panel.localisation.localise_message``. The bad schemas below are built to
-trip every rule of ``provider_schemas.loading.checks`` and ``provider_schemas.loading.lint``; the file fixtures and
-the static evaluator's refused constructs are the ones the provider_schemas tests use.
+provider_schemas writes them as coded messages whose English the CLI and the API keep; the preview
+shows them through ``admin_panel.localisation.localise_message``, which words them by their codes.
+The bad schemas below are built to trip every rule of ``provider_schemas.loading.checks`` and
+``provider_schemas.loading.lint``; the file fixtures and the static evaluator's refused constructs
+are the ones the provider_schemas tests use.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from provider_schemas.config_schema import (
 )
 from provider_schemas.loading.lint import lint
 from provider_schemas.loading.static_eval import StaticEvalError, evaluate_schema_source
+from provider_schemas.messages import message as coded
 from tests.i18n.test_rendered_pages import (
     BADCHECK_SCHEMA,
     LINTY_SCHEMA,
@@ -144,11 +146,30 @@ def test_it_translates_every_message_the_linter_emits_for_the_bad_schemas(lint_m
     _assert_translated(lint_messages)
 
 
-def test_it_keeps_keys_types_and_line_numbers_as_they_are():
-    assert _zh("field 'api_token': the key looks like a credential but the kind is 'text'; use kind 'secret' "
-               "so the value is never shown").startswith("字段 'api_token'：")
-    assert _zh("fields[2] must be a ProviderField, got str") == "fields[2] 必须是 ProviderField，实际为 str"
-    shown = _zh("SyntaxError: invalid syntax. Perhaps you forgot a comma? (config_schema.py, line 5)")
+def _engine_message(messages: list[str], english: str) -> str:
+    """The engine's (coded) message whose English is ``english``."""
+    return next(m for m in messages if m == english)
+
+
+def test_it_keeps_keys_types_and_line_numbers_as_they_are(tmp_path):
+    credential = _engine_message(
+        [f.message for f in lint(_schema(_field("api_token", kind=KIND_TEXT)), name="p")],
+        "field 'api_token': the key looks like a credential but the kind is 'text'; use kind 'secret' "
+        "so the value is never shown")
+    not_a_field = _engine_message(
+        [p.message for p in declaration_problems(_schema(_field("a"), _field("b"), "c"))],
+        "fields[2] must be a ProviderField, got str")
+    path = tmp_path / "p" / "config_schema.py"
+    path.parent.mkdir()
+    path.write_text("\n" * 4 + "X = [1 2]\n", encoding="utf-8")
+    with pytest.raises(SchemaLoadError) as raised:
+        load_schema(path)
+    syntax = coded("typed_error", type=raised.value.type, message=raised.value.message)
+    assert syntax == "SyntaxError: invalid syntax. Perhaps you forgot a comma? (config_schema.py, line 5)"
+
+    assert _zh(credential).startswith("字段 'api_token'：")
+    assert _zh(not_a_field) == "fields[2] 必须是 ProviderField，实际为 str"
+    shown = _zh(syntax)
     assert shown.startswith("SyntaxError: ")
     assert "config_schema.py" in shown and "5" in shown and _CJK.search(shown)
 
@@ -190,7 +211,9 @@ def test_it_translates_the_loaders_errors(text, tmp_path):
     with pytest.raises(SchemaLoadError) as raised:
         load_schema(path)
 
-    _assert_translated([raised.value.message, f"{raised.value.type}: {raised.value.message}"])
+    # as the preview shows it: the type, then the message (admin_panel.selectors.preview)
+    typed = coded("typed_error", type=raised.value.type, message=raised.value.message)
+    _assert_translated([raised.value.message, typed])
 
 
 def test_it_shows_the_findings_and_errors_of_the_preview_in_chinese(home, owner_client):

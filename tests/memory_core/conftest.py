@@ -113,8 +113,8 @@ def run_unprivileged(func: Callable[..., Any], *args: Any) -> Any:
     queue = context.Queue()
     process = context.Process(target=_as_nobody, args=(queue, func, args))
     process.start()
-    status, value = queue.get(timeout=60)
-    process.join(timeout=60)
+    status, value = queue.get(timeout=180)
+    process.join(timeout=180)
     if status != "ok":
         raise AssertionError(f"unprivileged run failed: {value}")
     return value

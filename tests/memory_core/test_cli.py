@@ -129,7 +129,7 @@ def test_it_runs_as_a_module_without_django(home: Path) -> None:
         capture_output=True,
         text=True,
         cwd=REPO,
-        timeout=60,
+        timeout=180,
     )
     assert completed.returncode == 0, completed.stderr
     assert read_bytes(home, "USER.md") == b"Prefers short answers"

@@ -182,15 +182,15 @@ def _waiting_for_a_rewrite(home: Path, text: str, call: Callable[[], Any]) -> An
     holder.start()
     results: list[Any] = []
     try:
-        assert ready.wait(30)
+        assert ready.wait(180)
         thread = threading.Thread(target=lambda: results.append(call()))
         thread.start()
         thread.join(0.3)
         assert thread.is_alive(), "the call waits for the lock"
     finally:
         release.set()
-        holder.join(30)
-    thread.join(30)
+        holder.join(180)
+    thread.join(180)
     assert holder.exitcode == 0 and results
     return results[0]
 

@@ -43,13 +43,13 @@ def _run_adders(home: Path, with_deleter: bool) -> tuple[list[str], list[str]]:
     saved: list[str] = []
     deleted: list[str] = []
     for _ in adders:
-        _kind, _worker, texts = results.get(timeout=120)
+        _kind, _worker, texts = results.get(timeout=180)
         saved.extend(texts)
     stop.set()
     if with_deleter:
-        _kind, _worker, deleted = results.get(timeout=120)
+        _kind, _worker, deleted = results.get(timeout=180)
     for process in processes:
-        process.join(60)
+        process.join(180)
         assert process.exitcode == 0
     return saved, deleted
 
@@ -117,7 +117,7 @@ def test_it_never_leaves_a_torn_file_when_the_writer_is_killed(home: Path) -> No
         # every one of them must leave the file whole).
         time.sleep(rng.uniform(0.0, 0.04))
         writer.send_signal(signal.SIGKILL)
-        writer.wait(30)
+        writer.wait(180)
         writer.stdin.close()
         writer.stdout.close()
         assert writer.returncode == -signal.SIGKILL

@@ -131,7 +131,7 @@ def _hold_lock(path: str, how: str, ready, release) -> None:
     else:
         fcntl.lockf(fd, fcntl.LOCK_EX)
     ready.set()
-    release.wait(30)
+    release.wait(180)
     os.close(fd)
 
 
@@ -159,13 +159,13 @@ def test_it_waits_only_for_an_flock_on_the_same_lock_file(home: Path, lock_name:
     holder = SPAWN.Process(target=_hold_lock, args=(str(memories / lock_name), how, ready, release))
     holder.start()
     try:
-        assert ready.wait(30)
+        assert ready.wait(180)
         thread, results = _add_in_thread(store)
-        thread.join(0.5 if blocks else 10)
+        thread.join(0.5 if blocks else 180)
         assert thread.is_alive() is blocks
     finally:
         release.set()
-        holder.join(30)
-    thread.join(10)
+        holder.join(180)
+    thread.join(180)
     assert results and results[0]["success"] is True
     assert read_bytes(home) == b"waited"

@@ -23,11 +23,11 @@ def adder(home: str, worker: int, count: int, start: Any, results: Any, halfway:
     """
     store = MemoryStore(home, BIG, BIG)
     store.load_from_disk()
-    start.wait(30)
+    start.wait(180)
     saved = []
     for index in range(count):
         if halfway is not None and index == count // 2:
-            halfway.wait(120)
+            halfway.wait(180)
         text = f"worker {worker} entry {index:03d} ✓"
         result = store.add("memory", text)
         if result.get("success") and result.get("message") == "Entry added.":
@@ -44,7 +44,7 @@ def deleter(home: str, start: Any, stop: Any, results: Any, seed: int, deleted_o
     rng = random.Random(seed)
     config = MemoryConfig(memory_char_limit=BIG, user_char_limit=BIG)
     path = Path(home) / "memories" / "MEMORY.md"
-    start.wait(30)
+    start.wait(180)
     deleted: list[str] = []
     while not stop.is_set():
         read = read_store_file(path)
@@ -107,7 +107,7 @@ def rewrite_under_lock(home: str, text: str, ready: Any, release: Any) -> None:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         ready.set()
-        release.wait(30)
+        release.wait(180)
         atomic_write_text(memories / "MEMORY.md", text)
     finally:
         os.close(fd)  # closing the descriptor releases the flock

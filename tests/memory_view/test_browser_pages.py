@@ -8,6 +8,7 @@ import multiprocessing
 import pytest
 from playwright.sync_api import expect
 
+from tests.conftest import BROWSER_TIMEOUT_MS
 from tests.memory_view.helpers import write_config, write_store
 from tests.memory_view.workers import add_after
 
@@ -30,8 +31,8 @@ def test_it_updates_the_page_of_entries_in_place_and_pages_with_its_links(signed
         target=add_after, args=(str(home), "memory", "Added while page 3 is open.", 0.2)
     )
     writer.start()
-    expect(texts.last).to_have_text("Added while page 3 is open.", timeout=30_000)
-    writer.join(timeout=30)
+    expect(texts.last).to_have_text("Added while page 3 is open.", timeout=BROWSER_TIMEOUT_MS)
+    writer.join(timeout=180)
     expect(texts).to_have_count(51)
     expect(texts.first).to_have_text(ENTRIES[200])
     assert page.url.endswith("/memory/?memory_page=3")

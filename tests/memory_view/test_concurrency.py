@@ -49,7 +49,7 @@ def test_it_loses_no_other_entry_while_two_writers_add_and_the_panel_deletes_20_
         writer.start()
     try:
         for ready in readies:
-            assert ready.wait(30), "writer did not start"
+            assert ready.wait(180), "writer did not start"
         agents_before = _agent_entries(home)
         # One confirmation per entry, as an admin clicking through the queue would. Every few
         # deletes the test waits until the agents have written again, so the writes interleave
@@ -62,9 +62,9 @@ def test_it_loses_no_other_entry_while_two_writers_add_and_the_panel_deletes_20_
         agents_during = _agent_entries(home)
     finally:
         stop.set()
-        accepted = dict(results.get(timeout=30) for _ in writers)
+        accepted = dict(results.get(timeout=180) for _ in writers)
         for writer in writers:
-            writer.join(timeout=30)
+            writer.join(timeout=180)
     assert all(writer.exitcode == 0 for writer in writers)
 
     final = read_store(home, "memory")

@@ -40,7 +40,7 @@ def test_it_follows_the_file_as_it_is_saved_broken_and_fixed(signed_in_page, liv
     write_schema(schema, BROKEN)
     alert = page.get_by_role("alert").filter(has_text="The schema does not load")
     alert.wait_for()
-    assert page.get_by_label("Mode").count() == 0  # the error replaced the form
+    expect(page.get_by_label("Mode")).to_have_count(0)  # the error replaced the form
     assert "SyntaxError" in alert.inner_text()
     # Python points at the line before the stray words; they show in the lines around it.
     marked = page.locator(".preview-error .source__line--marked")
@@ -51,7 +51,7 @@ def test_it_follows_the_file_as_it_is_saved_broken_and_fixed(signed_in_page, liv
 
     write_schema(schema, WITH_TOKEN)
     page.get_by_label("Workspace").wait_for()
-    assert page.get_by_role("alert").filter(has_text="The schema does not load").count() == 0
+    expect(page.get_by_role("alert").filter(has_text="The schema does not load")).to_have_count(0)
 
 
 def test_it_tries_the_form_without_writing_anything(signed_in_page, live_server, home):

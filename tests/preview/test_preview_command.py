@@ -50,7 +50,7 @@ def test_it_serves_the_preview_of_that_file_and_follows_its_edits(page, tmp_path
     reader = threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")), daemon=True)
     reader.start()
     try:
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while not any("serving on" in line for line in lines):
             assert process.poll() is None and time.monotonic() < deadline, "".join(lines)
             time.sleep(0.1)
@@ -81,7 +81,7 @@ def test_it_serves_the_preview_of_that_file_and_follows_its_edits(page, tmp_path
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
-        reader.join(timeout=5)
+        reader.join(timeout=180)
 
 
 def test_it_is_reachable_only_on_loopback(tmp_path, monkeypatch):

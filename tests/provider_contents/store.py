@@ -38,7 +38,7 @@ DIM = 64  # small vectors keep tests fast; the width is whatever the store holds
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    conn = sqlite3.connect(str(path), timeout=10.0, isolation_level=None)
+    conn = sqlite3.connect(str(path), timeout=60.0, isolation_level=None)
     conn.row_factory = sqlite3.Row
     return conn
 

@@ -96,10 +96,10 @@ def test_it_marks_an_entrys_copy_without_a_reload_when_the_agent_stores_it(signe
     script = ("import sys; from pathlib import Path; from tests.provider_contents import store as s;"
               " c = s.connect(Path(sys.argv[1])); s.add_fact(c, sys.argv[2]); c.close()")
     subprocess.run([sys.executable, "-c", script, str(facts), "Backups run at 02:00."], check=True,
-                   cwd=Path(__file__).resolve().parents[2], timeout=60)
+                   cwd=Path(__file__).resolve().parents[2], timeout=180)
 
     mark = entries.get_by_role("link", name="also in holographic, fact 7")
-    expect(mark).to_be_visible(timeout=60_000)  # a safety net against a hang only
+    expect(mark).to_be_visible(timeout=180_000)  # a safety net against a hang only
     assert page.evaluate("window.__notReloaded") is True
     mark.focus()
     page.keyboard.press("Enter")

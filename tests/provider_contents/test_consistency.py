@@ -129,7 +129,7 @@ def _plugin_adds_in_another_process(db: Path, content: str, category: str = "gen
     script = ("import sys; from pathlib import Path; from tests.provider_contents import store as s;"
               " c = s.connect(Path(sys.argv[1])); s.add_fact(c, sys.argv[2], sys.argv[3]); c.close()")
     subprocess.run([sys.executable, "-c", script, str(db), content, category], check=True,
-                   cwd=Path(__file__).resolve().parents[2], timeout=60)
+                   cwd=Path(__file__).resolve().parents[2], timeout=180)
 
 
 def _page_fingerprint(client) -> str:

@@ -126,3 +126,41 @@ def _key(text: str) -> str:
     from admin_panel.selectors.memory import entry_key
 
     return entry_key(text)
+
+
+def test_the_check_command_reports_a_provider_item_holding_a_secret_without_printing_it(facts):
+    import json
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    with pytest.raises(SystemExit) as exited:
+        call_command("memory", "check", "--json", stdout=out)
+    assert exited.value.code == 1  # Uses uv. alone is clean: the provider's credential fails the check
+    assert SECRET not in out.getvalue()
+    provider = json.loads(out.getvalue())["provider"]
+    assert provider["provider"] == "holographic" and provider["items_checked"] == 6
+    credential = next(f for f in provider["findings"] if f["category"] == "credential")
+    assert credential["item_id"] == "2" and "[credential hidden]" in credential["entry"]
+    out = StringIO()
+    with pytest.raises(SystemExit):
+        call_command("memory", "check", stdout=out)
+    assert "credential in item 2: '[credential hidden]'" in out.getvalue() and SECRET not in out.getvalue()
+
+
+def test_it_says_so_plainly_when_the_providers_server_does_not_answer(owner_client, home):
+    import json
+    import socket
+
+    with socket.socket() as closed:  # a port nothing listens on once this closes
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    (home / "config.yaml").write_text("memory:\n  provider: hindsight\n")
+    (home / "hindsight").mkdir()
+    (home / "hindsight" / "config.json").write_text(json.dumps({"mode": "local_external",
+                                                               "api_url": f"http://127.0.0.1:{port}"}))
+    response = owner_client.get("/memory/memory/maintenance/")
+    assert response.status_code == 200
+    assert "The hindsight store could not be read, so its items are not checked." in _section(
+        response.content.decode())

@@ -17,7 +17,7 @@ def _die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _wait_for(path: Path, timeout: float = 60) -> None:
+def _wait_for(path: Path, timeout: float = 180) -> None:
     deadline = time.monotonic() + timeout
     while not path.exists():
         if time.monotonic() > deadline:
@@ -77,7 +77,7 @@ def save_holding_the_lock(home: str, user_home: str, markers: str, values: dict[
     _wait_for(marks / "B-planned")
     with home_lock(Path(home)):
         (marks / "A-holds").write_text(str(os.getpid()), encoding="utf-8")
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 180
         while not _lock_has_waiter(lock_path(Path(home))):
             if time.monotonic() > deadline:
                 raise TimeoutError("the other process never waited for the lock")

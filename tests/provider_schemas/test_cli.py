@@ -117,7 +117,7 @@ def test_the_secrets_command_execs_the_given_command(tmp_path: Path) -> None:
         "PANEL_DATA_DIR": str(tmp_path / "panel"),
     }
     result = subprocess.run(
-        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True, text=True, timeout=180
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "rdb-secret"

@@ -42,7 +42,7 @@ def test_it_never_shows_a_reader_a_partial_file(agent_home: Path, user_home: Pat
         for i in range(60):
             save_provider(home=agent_home, name="jsonprov", values={"note": "x" * (i * 50), "limit": str(i)})
         stop.write_text("", encoding="utf-8")
-        _reads, problems = reader.get(timeout=60)
+        _reads, problems = reader.get(timeout=180)
     assert problems == []
 
 

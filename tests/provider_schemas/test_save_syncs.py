@@ -15,7 +15,7 @@ from provider_schemas import save_provider
 from provider_schemas.saving.journal import journal_path
 
 NEW = {"note": "new note", "api_key": "sk-new-2222"}
-DEADLINE = 60  # seconds; only stops a hang when the syncs never meet
+DEADLINE = 180  # seconds; only stops a hang when the syncs never meet
 
 
 class SyncLog:

@@ -305,7 +305,7 @@ def test_it_would_have_created_the_file_had_the_paste_been_executed(tmp_path):
     # Proves the pastes above are real: plain Python creates the file from each of them.
     target = tmp_path / "created-by-python"
     for body in _file_creating_pastes(target):
-        subprocess.run([sys.executable, "-c", body], check=True, cwd=tmp_path, timeout=30)
+        subprocess.run([sys.executable, "-c", body], check=True, cwd=tmp_path, timeout=180)
         assert target.exists(), body
         target.unlink()
 

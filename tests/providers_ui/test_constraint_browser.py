@@ -70,3 +70,27 @@ def test_it_refuses_values_at_the_field_in_the_readers_language(signed_in_page, 
     _shoot(page, "baseUrl", f"honcho-base-url-{language}.png")
 
     assert snapshot_files(home) == before
+
+
+def test_it_keeps_letters_typed_into_a_number_field_and_says_the_range(signed_in_page, live_server, home):
+    """Issue 27: a browser's number box turned "abc12" into "12" before anything was posted. The
+    field is a text box: what was typed stays, and the server refuses it with the range."""
+    page = signed_in_page
+    before = snapshot_files(home)
+    page.goto(f"{live_server.url}/providers/hindsight/")
+    page.evaluate("document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    control = page.locator('[name="v:recall_max_tokens"]')
+    control.fill("")
+    control.focus()
+    page.keyboard.type("abc12")  # key by key, as a person types
+    control.press("Tab")
+
+    error = page.locator('[data-key="recall_max_tokens"] .field__error')
+    error.wait_for()
+    assert error.inner_text() == CASES["en"]["tokens"]
+    assert control.input_value() == "abc12"
+    page.get_by_role("button", name="Review changes").click()
+    page.locator("#error-summary").wait_for()
+    assert page.locator('[name="v:recall_max_tokens"]').input_value() == "abc12"
+    assert CASES["en"]["tokens"] in page.locator("#error-summary").inner_text()
+    assert snapshot_files(home) == before

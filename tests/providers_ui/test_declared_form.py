@@ -9,10 +9,14 @@ from types import SimpleNamespace
 import pytest
 from django.http import QueryDict
 
-from admin_panel.forms.declared import provider_form_class, settings_form_class
+import provider_schemas
+from admin_panel.forms import declared
+from admin_panel.forms.declared import api_form, provider_form_class, settings_form_class
 from admin_panel.forms.settings import SETTINGS
 from admin_panel.services import outcomes
 from admin_panel.services import providers as provider_services
+from tests.bad_input.helpers import api_put
+from tests.providers_ui.browserless import as_post, form_fields
 
 pytestmark = pytest.mark.django_db
 
@@ -85,3 +89,52 @@ def test_it_answers_a_save_with_an_outcome_instead_of_an_exception(home, owner):
     assert stale.kind == outcomes.CONFLICT and stale.changes
     assert saved.kind == outcomes.SAVED and saved.result.written
     assert json.loads((home / "hindsight" / "config.json").read_text())["bank_id"] == "new"
+
+
+# --- one form for the page and the API ------------------------------------------------------------
+
+BAD_VALUES = {"timeout": "soon", "recall_budget": "enormous", "auto_recall": "maybe", "recall_tags": "[unclosed",
+              "recall_max_tokens": "-5", "bank_id": "two\nlines"}
+
+
+def test_it_refuses_through_the_form_exactly_what_the_api_answers_in_0_19_0_words(owner_client, home):
+    schema = provider_schemas.get_provider_config_schema("hindsight", home=home)
+
+    refused = api_form(schema).value_errors(BAD_VALUES)
+    body = api_put(owner_client, "/api/memory/providers/hindsight/config", {"values": BAD_VALUES}).json()
+
+    assert list(refused) == list(body["errors"])  # the same fields, in declaration order
+    assert {key: str(problem) for key, problem in refused.items()} == body["errors"]
+    assert body["detail"] == body["errors"]["timeout"] == "Invalid number for 'timeout'"
+    assert api_form(schema).value_errors({"timeout": "30", "recall_tags": ["a"], "auto_recall": True}) == {}
+
+
+def test_it_builds_a_declarations_form_class_once_for_the_page_and_the_api(owner_client, home, monkeypatch):
+    built = []
+    real = declared._build_form_class
+    monkeypatch.setattr(declared, "_build_form_class", lambda *a, **k: built.append(1) or real(*a, **k))
+    declared._form_classes.clear()  # as at start-up
+
+    for timeout in ("10", "11", "12"):
+        api_put(owner_client, "/api/memory/providers/hindsight/config", {"values": {"timeout": timeout}})
+    fields = form_fields(owner_client.get("/providers/hindsight/").content.decode(), "/providers/hindsight/review/")
+    owner_client.post("/providers/hindsight/review/", as_post(fields, **{"v:bank_id": "b"}))
+    owner_client.post("/providers/hindsight/review/", as_post(fields, **{"v:bank_id": "c"}))
+
+    assert len(built) == 1
+
+
+def test_it_answers_a_field_left_with_a_bad_value_from_the_form_without_planning_a_save(owner_client, home,
+                                                                                          monkeypatch):
+    fields = form_fields(owner_client.get("/providers/hindsight/").content.decode(), "/providers/hindsight/review/")
+
+    def no_plan(**kwargs):
+        raise AssertionError("planned a save for a value the form refuses")
+
+    monkeypatch.setattr(provider_services, "plan_provider_save", no_plan)
+    response = owner_client.post("/providers/hindsight/field/?key=recall_max_tokens",
+                                 as_post(fields, **{"v:recall_max_tokens": "abc12"}))
+
+    html = response.content.decode()
+    assert "Enter a whole number of tokens from 1 to 100000." in html
+    assert 'value="abc12"' in html

@@ -20,9 +20,9 @@ def test_it_seeds_provider_states_that_the_pages_show(owner_client, home):
 
     assert "SyntaxError" in listing and "plugins/scratchpad/config_schema.py" in listing
     assert "shadowed by the bundled provider “honcho”" in listing
-    assert "legacy key budget" in hindsight and "set in .env" in hindsight
+    assert "under its old name budget" in hindsight and "set in .env" in hindsight
     assert "demo-hindsight-key-not-real" not in hindsight
-    assert "not a boolean" in supermemory and "Set the required secret first: API key." in supermemory
+    assert "instead of on or off" in supermemory and "Set the required secret first: API key." in supermemory
     assert "from .env MEM0_HOST" in mem0
     assert (home / ".env").read_text().count("HINDSIGHT_API_KEY=") == 1
 

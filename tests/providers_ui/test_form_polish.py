@@ -19,7 +19,8 @@ def _text(fragment: str) -> str:
 
 def _notices(page: str) -> list[str]:
     main = page.split("<main", 1)[-1]
-    return [_text(m) for m in re.findall(r'<(?:p|div) class="notice[^"]*"[^>]*>(.*?)</(?:p|div)>', main, re.S)]
+    found = re.findall(r'<(p|div|section) class="notice[^"]*"[^>]*>(.*?)</\1>', main, re.S)
+    return [_text(text) for _, text in found]
 
 
 @pytest.mark.parametrize("name", provider_schemas.BUNDLED_PROVIDERS)

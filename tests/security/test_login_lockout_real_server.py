@@ -55,7 +55,7 @@ def _attempt_from(port: int, source: str, username: str, password: str) -> int:
     import urllib.parse
 
     def exchange(method: str, body: str = "", headers: dict[str, str] | None = None) -> http.client.HTTPResponse:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60, source_address=(source, 0))
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=180, source_address=(source, 0))
         connection.request(method, "/accounts/login/", body=body or None, headers=headers or {})
         response = connection.getresponse()
         response.read()

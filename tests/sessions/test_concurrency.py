@@ -41,7 +41,7 @@ def test_it_reads_beside_a_writer_without_ever_blocking_it(viewer_client, home):
     finally:
         if not writer.stdin.closed:
             writer.stdin.close()  # the writer stops on its own, also when the test failed above
-        writer.wait(timeout=60)
+        writer.wait(timeout=180)
     assert set(statuses) == {200}
     assert found_marker
     assert report["errors"] == [] and report["writes"] > 0

@@ -30,7 +30,7 @@ def _fresh_caches():
 
 
 def _wait_for(condition, what: str) -> None:
-    deadline = time.monotonic() + 60  # only stops a hang
+    deadline = time.monotonic() + 180  # only stops a hang
     while not condition():
         if time.monotonic() > deadline:
             raise AssertionError(f"never happened: {what}")

@@ -1,0 +1,124 @@
+"""The controls of the declared forms, as Django widgets with their own templates
+(``admin_panel/templates/admin_panel/widgets/``): one per kind of field, the secret's
+keep / replace / clear and new value as one.
+
+A widget gets its HTML attributes the Django way: the form field's ``widget_attrs`` adds what
+the declaration says (``forms.declared``: pattern, maxlength, inputmode), the row adds where it
+sits on the page (id, aria-describedby, aria-invalid, disabled, placeholder). Reading the post
+stays with the form's own widgets (``forms.declared``): these only render.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from django import forms
+from django.utils.safestring import SafeString
+
+
+class TextControl(forms.TextInput):
+    """A one-line value: text or a number (typed as text: a browser's number box would drop what
+    it cannot parse), with its unit beside it and the words offered while typing."""
+
+    template_name = "admin_panel/widgets/text.html"
+
+    def __init__(self, *, unit: str = "", suggestions: Sequence[str] = (), datalist_id: str = "",
+                 attrs: Mapping[str, Any] | None = None) -> None:
+        super().__init__(attrs=dict(attrs or {}))
+        self.unit, self.suggestions, self.datalist_id = unit, list(suggestions), datalist_id
+
+    def format_value(self, value: Any) -> str:
+        return "" if value is None else str(value)  # shown exactly as typed, blank included
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        context["widget"].update(unit=self.unit, suggestions=self.suggestions, datalist_id=self.datalist_id)
+        return context
+
+
+class TextareaControl(forms.Textarea):
+    """JSON, or a text that already holds line breaks."""
+
+    template_name = "admin_panel/widgets/textarea.html"
+
+    def __init__(self, attrs: Mapping[str, Any] | None = None) -> None:
+        super().__init__(attrs=dict(attrs or {}))  # no cols: the stylesheet sizes it
+
+    def format_value(self, value: Any) -> str:
+        return "" if value is None else str(value)
+
+
+class ChoiceControl(forms.Select):
+    """A choice among the declared options; ``blank_label`` offers "not set" when there is no
+    default. ``options``: ``(value, label, disabled, note)``."""
+
+    template_name = "admin_panel/widgets/select.html"
+
+    def __init__(self, *, options: Sequence[tuple[str, str, bool, str]], blank_label: str = "",
+                 attrs: Mapping[str, Any] | None = None) -> None:
+        super().__init__(attrs=dict(attrs or {}))
+        self.options, self.blank_label = list(options), blank_label
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = forms.Widget.get_context(self, name, value, attrs)
+        shown = "" if value is None else str(value)
+        context["widget"].update(
+            value=shown,
+            blank_label=self.blank_label,
+            items=[(v, label, v == shown, disabled, note) for v, label, disabled, note in self.options],
+        )
+        return context
+
+
+class SwitchControl(forms.CheckboxInput):
+    """On / off: a checkbox that posts "true", after a hidden "false" twin."""
+
+    template_name = "admin_panel/widgets/switch.html"
+
+    def __init__(self, attrs: Mapping[str, Any] | None = None) -> None:
+        super().__init__(attrs=dict(attrs or {}), check_test=lambda value: value == "true")
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        context["widget"]["checked"] = value == "true"
+        context["widget"]["attrs"].pop("checked", None)
+        return context
+
+
+class SecretControl(forms.Widget):
+    """Keep / replace / clear and the new value. Its value is the chosen action only: a stored
+    secret is never put into the page."""
+
+    template_name = "admin_panel/widgets/secret.html"
+
+    def __init__(self, *, key: str, actions: Sequence[tuple[str, str]], texts: Mapping[str, str],
+                 disabled: bool = False, attrs: Mapping[str, Any] | None = None) -> None:
+        super().__init__(attrs=dict(attrs or {}))
+        self.key, self.actions, self.texts, self.disabled = key, list(actions), dict(texts), disabled
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = super().get_context(name, None, attrs)
+        context["widget"].update(key=self.key, action=value, actions=self.actions, disabled=self.disabled,
+                                 **self.texts)
+        return context
+
+
+def render_control(control: Mapping[str, Any]) -> SafeString:
+    """The HTML of a row's control from its plain description (``FieldRow.control``)."""
+    kind = control["widget"]
+    attrs = dict(control["attrs"])
+    name, value = control["name"], control["value"]
+    if kind == "text":
+        widget: forms.Widget = TextControl(unit=control.get("unit", ""), suggestions=control.get("suggestions", ()),
+                                           datalist_id=control.get("datalist_id", ""), attrs=attrs)
+    elif kind == "textarea":
+        widget = TextareaControl(attrs=attrs)
+    elif kind == "select":
+        widget = ChoiceControl(options=control["options"], blank_label=control.get("blank_label", ""), attrs=attrs)
+    elif kind == "switch":
+        widget = SwitchControl(attrs=attrs)
+    else:
+        widget = SecretControl(key=control["key"], actions=control["actions"], texts=control["texts"],
+                               disabled=bool(control.get("disabled")), attrs=attrs)
+    return widget.render(name, value)
