@@ -90,15 +90,27 @@ def builtin_entries(*, home: Path) -> dict[str, list[str]]:
     return found
 
 
+# Identifiers the pages compare or post back: masking could only corrupt them.
+_UNMASKED_DETAILS = frozenset({"version"})
+
+
+def _masked_value(masker: Any, value: Any) -> Any:
+    if isinstance(value, str):
+        return masker.mask(value)
+    if isinstance(value, (list, tuple)):
+        return [_masked_value(masker, v) for v in value]
+    if isinstance(value, Mapping):
+        return {masker.mask(str(k)): _masked_value(masker, v) for k, v in value.items()}
+    return value
+
+
 def _masked_details(masker: Any, item: Item) -> Item:
-    """Other provider text an item carries (hindsight: its context and its document's other
-    memories) masked like the item's own text."""
-    details = dict(item.details)
-    if isinstance(details.get("context"), str):
-        details["context"] = masker.mask(details["context"])
-    if isinstance(details.get("document_sample"), list):
-        details["document_sample"] = [masker.mask(str(t)) for t in details["document_sample"]]
-    return replace(item, details=details)
+    """Every text an item carries besides its own (entities, tags, context, front matter, a
+    hindsight document's other memories) masked like the item's text: the plugins store whatever
+    the agent wrote, secrets included."""
+    details = {key: value if key in _UNMASKED_DETAILS else _masked_value(masker, value)
+               for key, value in item.details.items()}
+    return replace(item, group=masker.mask(item.group), details=details)
 
 
 def _shown(home: Path, items: list[Item], mirrors: Mapping[str, str] | None = None) -> list[ShownItem]:

@@ -1,0 +1,45 @@
+"""Gaps a review found in the contents pages: secrets in an item's details (entities, tags, front
+matter), a Hindsight URL's password in a message, byterover's domain/topic and the trust ceiling
+filters, and the bulk clean-up of copies left behind re-checked when it is sent."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory_core.external.byterover import ByteroverTree, tree_root
+from tests.provider_contents import store as plugin
+from tests.provider_contents.test_byterover import _id, tree  # noqa: F401 - fixture
+from tests.provider_contents.test_hindsight import configure
+from tests.provider_contents.test_pages import facts  # noqa: F401 - fixture
+
+pytestmark = pytest.mark.django_db
+SECRET = "sk-live-0123456789abcdefXYZ"
+
+
+def test_it_masks_secrets_in_a_facts_entities_and_tags(owner_client, facts, home):  # noqa: F811
+    (home / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n")
+    conn = plugin.connect(facts)
+    fact_id = plugin.add_fact(conn, f'the key is "{SECRET}" for prod')
+    entity = conn.execute("INSERT INTO entities (name) VALUES (?)", (SECRET,)).lastrowid
+    conn.execute("INSERT OR IGNORE INTO fact_entities (fact_id, entity_id) VALUES (?, ?)", (fact_id, entity))
+    conn.execute("UPDATE facts SET tags = ? WHERE fact_id = ?", (f"prod,{SECRET}", fact_id))
+    conn.commit()
+    conn.close()
+    for url in ("/contents/holographic/", f"/contents/holographic/{fact_id}/"):
+        page = owner_client.get(url).content.decode()
+        assert SECRET not in page and "[secret: OPENAI_API_KEY]" in page, url
+
+
+def test_it_masks_secrets_in_byterover_front_matter(owner_client, home, tree):  # noqa: F811
+    (home / ".env").write_text(f"OPENAI_API_KEY={SECRET}\n")
+    (tree_root(home) / "ops" / "deploy" / "keys.md").write_text(f"---\ntitle: Keys\ntoken: {SECRET}\n---\nSee ops.\n")
+    link = _id(ByteroverTree(home=home), "ops/deploy/keys.md") + "/"
+    page = owner_client.get(f"/contents/byterover/{link}").content.decode()
+    assert "token" in page and SECRET not in page and "[secret: OPENAI_API_KEY]" in page
+
+
+def test_it_never_shows_the_password_or_query_of_a_hindsight_url(owner_client, home):
+    configure(home, url="ftp://admin:hunter2@hindsight.local:8888/?token=abc123", bank="hermes", key="k")
+    html = owner_client.get("/contents/hindsight/").content.decode()
+    assert "hindsight.local:8888" in html
+    assert "hunter2" not in html and "abc123" not in html and "admin:" not in html
