@@ -38,13 +38,17 @@ def source(*, home: Path, name: str) -> ContentsSource | None:
     return source_for(name, home=home, secret_store=secret_store_for(home=home))
 
 
+# holographic: category, trust range, entity; hindsight: bank, type; byterover: domain, topic.
+FILTERS = ("category", "min_trust", "max_trust", "entity", "bank", "type", "domain", "topic")
+
+
 def query_from(params: Mapping[str, str]) -> Query:
     def number(key: str, default: int, top: int) -> int:
         raw = str(params.get(key, "")).strip()
         return max(1, min(int(raw), top)) if raw.isdigit() and len(raw) < 7 else default
 
-    filters = {key: str(params.get(key, "")).strip()[:MAX_SEARCH_CHARS]
-               for key in ("category", "min_trust", "entity", "bank", "type") if str(params.get(key, "")).strip()}
+    filters = {key: str(params.get(key, "")).strip()[:MAX_SEARCH_CHARS] for key in FILTERS
+               if str(params.get(key, "")).strip()}
     return Query(search=str(params.get("q", "")).strip()[:MAX_SEARCH_CHARS], page=number("page", 1, 100_000),
                  per_page=number("per_page", PER_PAGE, MAX_PER_PAGE), filters=filters)
 

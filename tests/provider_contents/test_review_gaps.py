@@ -43,3 +43,20 @@ def test_it_never_shows_the_password_or_query_of_a_hindsight_url(owner_client, h
     html = owner_client.get("/contents/hindsight/").content.decode()
     assert "hindsight.local:8888" in html
     assert "hunter2" not in html and "abc123" not in html and "admin:" not in html
+
+
+def test_it_filters_byterover_by_domain_and_topic_through_the_page(owner_client, home, tree):  # noqa: F811
+    ops = owner_client.get("/contents/byterover/?domain=ops").content.decode()
+    assert "kestrel" in ops and "Bob prefers tabs" not in ops and "coffee" not in ops
+    prefs = owner_client.get("/contents/byterover/?topic=prefs").content.decode()
+    assert "Bob prefers tabs" in prefs and "coffee" in prefs and "kestrel" not in prefs
+
+
+def test_it_filters_facts_by_a_trust_ceiling(owner_client, facts):  # noqa: F811
+    conn = plugin.connect(facts)
+    conn.execute("UPDATE facts SET trust_score = 0.9 WHERE fact_id = 2")
+    conn.commit()
+    conn.close()
+    page = owner_client.get("/contents/holographic/?max_trust=0.6").content.decode()
+    assert "3 facts" in page and "Alice Smith" not in page
+    assert "4 facts" in owner_client.get("/contents/holographic/?max_trust=lots").content.decode()
