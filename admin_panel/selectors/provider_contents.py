@@ -166,6 +166,18 @@ def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool]:
     return _shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN
 
 
+def still_left_behind(*, home: Path, name: str, item_ids: list[str]) -> list[str]:
+    """Those of ``item_ids`` that are copies left behind now: an entry put back (by the agent or a
+    person) after the list was shown keeps its copy."""
+    store = source(home=home, name=name)
+    if store is None or not store.exists():
+        return []
+    wanted = set(item_ids)
+    now = {item.id for item in store.copies_without_entry(builtin_entries(home=home), limit=1_000_000)
+           if item.id in wanted}
+    return [i for i in item_ids if i in now]
+
+
 def watched_paths(*, home: Path, name: str) -> list[str]:
     store = source(home=home, name=name)
     return list(store.fingerprint_paths()) if store is not None else []

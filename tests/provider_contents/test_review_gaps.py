@@ -60,3 +60,14 @@ def test_it_filters_facts_by_a_trust_ceiling(owner_client, facts):  # noqa: F811
     page = owner_client.get("/contents/holographic/?max_trust=0.6").content.decode()
     assert "3 facts" in page and "Alice Smith" not in page
     assert "4 facts" in owner_client.get("/contents/holographic/?max_trust=lots").content.decode()
+
+
+def test_it_keeps_a_copy_whose_entry_came_back_after_the_list_was_shown(owner_client, facts, home):  # noqa: F811
+    page = owner_client.get("/contents/holographic/left-behind/").content.decode()
+    assert 'value="3"' in page and 'value="4"' in page
+    (home / "memories" / "MEMORY.md").write_text("the staging host is kestrel\n§\n"
+                                                 "an old entry the person removed from MEMORY.md")
+    done = owner_client.post("/contents/holographic/left-behind/", {"item": ["3", "4"]}, follow=True).content.decode()
+    assert [r[0] for r in plugin.dump(facts)["facts"]] == [1, 2, 3]
+    assert "Not removed, because by now their entry is in MEMORY.md or USER.md again" in done and ": 3." in done
+    assert "Removed 1 copies from holographic." in done
