@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import pytest
 
+from memory_core import add_entry
+from memory_core.external.base import ContentsError
 from memory_core.external.byterover import ByteroverTree, tree_root
+from tests.memory_view.helpers import entry_ref, read_store
 from tests.provider_contents import store as plugin
 from tests.provider_contents.test_byterover import _id, tree  # noqa: F401 - fixture
 from tests.provider_contents.test_hindsight import configure
@@ -71,3 +74,23 @@ def test_it_keeps_a_copy_whose_entry_came_back_after_the_list_was_shown(owner_cl
     assert [r[0] for r in plugin.dump(facts)["facts"]] == [1, 2, 3]
     assert "Not removed, because by now their entry is in MEMORY.md or USER.md again" in done and ": 3." in done
     assert "Removed 1 copies from holographic." in done
+
+
+def test_it_points_at_the_context_tree_when_a_byterover_copy_cannot_go(owner_client, home, monkeypatch):
+    (home / "config.yaml").write_text("memory:\n  provider: byterover\n")
+    assert add_entry(home=home, target="user", content="Prefers short answers.")["success"]
+    topic = tree_root(home) / "people" / "owner"
+    topic.mkdir(parents=True)
+    (topic / "style.md").write_text("---\ntitle: Style\n---\nPrefers short answers.\n")
+
+    def refuse(self, item_id, *, expected=None):
+        raise ContentsError("busy", code="busy")
+
+    monkeypatch.setattr(ByteroverTree, "delete", refuse)
+    ref = entry_ref("user", "Prefers short answers.")
+    text = owner_client.post("/memory/delete/", {"entry": ref, "also_copy": ref, "next": "/memory/"},
+                             follow=True).content.decode()
+    assert "byterover: its copy (people/owner/style.md) was NOT deleted" in text
+    assert "The file is still in the context tree" in text and 'href="/contents/byterover/"' in text
+    assert "Copies left behind" not in text.split("was NOT deleted")[1].split("</p>")[0]
+    assert "Prefers short answers." not in read_store(home, "user") and (topic / "style.md").exists()
