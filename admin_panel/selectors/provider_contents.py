@@ -38,13 +38,17 @@ def source(*, home: Path, name: str) -> ContentsSource | None:
     return source_for(name, home=home, secret_store=secret_store_for(home=home))
 
 
+# holographic: category, trust range, entity; hindsight: bank, type; byterover: domain, topic.
+FILTERS = ("category", "min_trust", "max_trust", "entity", "bank", "type", "domain", "topic")
+
+
 def query_from(params: Mapping[str, str]) -> Query:
     def number(key: str, default: int, top: int) -> int:
         raw = str(params.get(key, "")).strip()
         return max(1, min(int(raw), top)) if raw.isdigit() and len(raw) < 7 else default
 
-    filters = {key: str(params.get(key, "")).strip()[:MAX_SEARCH_CHARS]
-               for key in ("category", "min_trust", "entity", "bank", "type") if str(params.get(key, "")).strip()}
+    filters = {key: str(params.get(key, "")).strip()[:MAX_SEARCH_CHARS] for key in FILTERS
+               if str(params.get(key, "")).strip()}
     return Query(search=str(params.get("q", "")).strip()[:MAX_SEARCH_CHARS], page=number("page", 1, 100_000),
                  per_page=number("per_page", PER_PAGE, MAX_PER_PAGE), filters=filters)
 
@@ -90,15 +94,27 @@ def builtin_entries(*, home: Path) -> dict[str, list[str]]:
     return found
 
 
+# Identifiers the pages compare or post back: masking could only corrupt them.
+_UNMASKED_DETAILS = frozenset({"version"})
+
+
+def _masked_value(masker: Any, value: Any) -> Any:
+    if isinstance(value, str):
+        return masker.mask(value)
+    if isinstance(value, (list, tuple)):
+        return [_masked_value(masker, v) for v in value]
+    if isinstance(value, Mapping):
+        return {masker.mask(str(k)): _masked_value(masker, v) for k, v in value.items()}
+    return value
+
+
 def _masked_details(masker: Any, item: Item) -> Item:
-    """Other provider text an item carries (hindsight: its context and its document's other
-    memories) masked like the item's own text."""
-    details = dict(item.details)
-    if isinstance(details.get("context"), str):
-        details["context"] = masker.mask(details["context"])
-    if isinstance(details.get("document_sample"), list):
-        details["document_sample"] = [masker.mask(str(t)) for t in details["document_sample"]]
-    return replace(item, details=details)
+    """Every text an item carries besides its own (entities, tags, context, front matter, a
+    hindsight document's other memories) masked like the item's text: the plugins store whatever
+    the agent wrote, secrets included."""
+    details = {key: value if key in _UNMASKED_DETAILS else _masked_value(masker, value)
+               for key, value in item.details.items()}
+    return replace(item, group=masker.mask(item.group), details=details)
 
 
 def _shown(home: Path, items: list[Item], mirrors: Mapping[str, str] | None = None) -> list[ShownItem]:
@@ -148,6 +164,18 @@ def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool]:
         return [], False
     items = store.copies_without_entry(builtin_entries(home=home), limit=LEFT_BEHIND_SHOWN + 1)
     return _shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN
+
+
+def still_left_behind(*, home: Path, name: str, item_ids: list[str]) -> list[str]:
+    """Those of ``item_ids`` that are copies left behind now: an entry put back (by the agent or a
+    person) after the list was shown keeps its copy."""
+    store = source(home=home, name=name)
+    if store is None or not store.exists():
+        return []
+    wanted = set(item_ids)
+    now = {item.id for item in store.copies_without_entry(builtin_entries(home=home), limit=1_000_000)
+           if item.id in wanted}
+    return [i for i in item_ids if i in now]
 
 
 def watched_paths(*, home: Path, name: str) -> list[str]:

@@ -17,6 +17,7 @@ from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.utils.http import url_has_allowed_host_and_scheme, urlencode
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -528,6 +529,13 @@ def report_copies(request: HttpRequest, outcomes: list[Any], chosen: list[dict[s
             messages.success(request, _("%(provider)s: its copy (%(label)s) was deleted too.") % view)
         elif outcome.why == "gone":
             messages.info(request, _("%(provider)s: its copy (%(label)s) was already gone.") % view)
+        elif view["provider"] == "byterover":
+            # byterover keeps no left-behind list (its copies are found by text): point at its tree.
+            messages.error(request, format_html(
+                _("{provider}: its copy ({label}) was NOT deleted (the store refused or changed); the entry "
+                  "itself is deleted. The file is still in the context tree: delete it from "
+                  "<a href=\"{url}\">what byterover remembers</a>."),
+                provider=view["provider"], label=view["label"], url=reverse("provider_contents", args=["byterover"])))
         else:
             messages.error(request, _("%(provider)s: its copy (%(label)s) was NOT deleted (the store refused or "
                                       "changed); the entry itself is deleted. The copy is listed under "

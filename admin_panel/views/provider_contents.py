@@ -233,7 +233,20 @@ def contents_left_behind(request: HttpRequest, name: str) -> HttpResponse:
         if not ids:
             messages.warning(request, _("Nothing was selected."))
             return redirect(reverse("provider_contents_left_behind", args=[name]))
-        outcome = services.delete_items(home=home, user=request.user, name=name, item_ids=ids)
+        # Checked again now: the list may be old, and a copy whose entry came back must stay.
+        try:
+            current = selectors.still_left_behind(home=home, name=name, item_ids=ids)
+        except ContentsError as exc:
+            messages.error(request, _error_text(exc))
+            return redirect(reverse("provider_contents_left_behind", args=[name]))
+        kept = [i for i in ids if i not in current]
+        if kept:
+            messages.warning(request, _("Not removed, because by now their entry is in MEMORY.md or USER.md again "
+                                        "or they are gone from %(provider)s: %(ids)s.")
+                             % {"provider": name, "ids": ", ".join(kept)})
+        if not current:
+            return redirect(reverse("provider_contents_left_behind", args=[name]))
+        outcome = services.delete_items(home=home, user=request.user, name=name, item_ids=current)
         if outcome.removed:
             messages.success(request, _("Removed %(count)d copies from %(provider)s.") % {
                 "count": len(outcome.removed), "provider": name})

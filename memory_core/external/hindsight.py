@@ -157,8 +157,13 @@ class HindsightServer:
         conn = self.connection
         if conn is None:
             return ""
+        # scheme://host:port only: a configured URL may carry a password or a token in its query.
         parts = urlsplit(conn.url)
-        return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}"
+        try:
+            port = parts.port
+        except ValueError:
+            port = None
+        return f"{parts.scheme}://{parts.hostname or ''}{f':{port}' if port else ''}"
 
     def _call(self, method: str, path: str, params: Mapping[str, Any] | None = None) -> Any:
         conn = self.connection
@@ -168,7 +173,7 @@ class HindsightServer:
         if params:
             url += "?" + urlencode({k: v for k, v in params.items() if v not in (None, "")}, doseq=True)
         if not url.startswith(("http://", "https://")):
-            raise ServerError("The Hindsight API URL is not an http(s) address.", code="offline", where=conn.url)
+            raise ServerError("The Hindsight API URL is not an http(s) address.", code="offline", where=self._where())
         request = urllib.request.Request(url, method=method, headers={"Accept": "application/json"})  # noqa: S310
         if conn.api_key:
             request.add_header("Authorization", f"Bearer {conn.api_key}")
