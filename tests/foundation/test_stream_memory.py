@@ -12,6 +12,7 @@ import gc
 import itertools
 import os
 import tracemalloc
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -119,7 +120,10 @@ def test_it_leaves_nothing_registered_and_no_growing_memory_after_rounds_of_stre
 
     tracemalloc.start()
     try:
-        statuses, traced, tasks_left, fds_before, fds_after = asyncio.run(rounds())
+        # A loop of its own thread: a browser test earlier in this worker may have left Playwright's
+        # loop running on the main thread, where asyncio.run() refuses to start.
+        with ThreadPoolExecutor(max_workers=1) as runner:
+            statuses, traced, tasks_left, fds_before, fds_after = runner.submit(asyncio.run, rounds()).result()
     finally:
         tracemalloc.stop()
         feed.close()

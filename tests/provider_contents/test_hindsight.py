@@ -270,10 +270,10 @@ def test_its_pages_read_well_on_a_phone_and_a_desktop_and_pass_axe(browser, live
 
 def test_the_maintenance_page_reads_hindsight_anew_so_a_secret_stored_on_the_server_shows(owner_client, server,
                                                                                           bank, home):
-    from admin_panel.selectors import sessions as session_selectors
+    from memory_core import caching
 
     (home / ".env").write_text(f"HINDSIGHT_API_KEY={server.key}\nBACKUP_PASSPHRASE=mauve-otter-4471\n")
-    session_selectors.forget_cache()
+    caching.clear_all()
 
     def section() -> str:
         html = owner_client.get("/memory/memory/maintenance/").content.decode()

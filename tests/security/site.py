@@ -105,6 +105,10 @@ class Site:
             "session_id": self.session_id,
             "name": BACKUP_NAME if name.startswith(("memory_backup", "memory_restore")) else "hindsight",
         }
+        if name.startswith("provider_contents"):
+            # hindsight's contents come from its server, which this site does not run (a 503 in
+            # words); a cloud provider's page is the one that answers here without a server.
+            values["name"] = "mem0"
 
         def fill(match: re.Match[str]) -> str:
             return values.get(match.group(1), "sample")

@@ -59,7 +59,8 @@ def _without_echo(url: str, text: str) -> str:
     if "?q=" not in url:
         return text
     query = unquote(url.split("?q=", 1)[1])
-    for echo in (f'value="{escape(query)}"', f'value="{escape(url)}"'):
+    # The hit links carry the search too (the transcript marks the searched words).
+    for echo in (f'value="{escape(query)}"', f'value="{escape(url)}"', f"q={quote(query)}#"):
         text = text.replace(echo, "")
     return text
 
