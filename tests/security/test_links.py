@@ -268,9 +268,34 @@ def test_it_does_not_follow_a_link_swapped_in_between_the_check_and_the_open(hom
         return parts
 
     monkeypatch.setattr(safe_paths, "_resolved_parts", check_then_swap)
+    # The general path, the one that checks and then opens (a plain memories/ folder is opened once
+    # with O_NOFOLLOW and has no such window; see the next test).
+    monkeypatch.setattr(safe_paths, "plain_folder", lambda home, parts: None)
     result = memory_core.add_entry(home=home, target="memory", content="New fact.")
 
     assert result["success"] is False
     assert "is a link to a file outside the agent's home" in result["error"]
     assert _listing(elsewhere) == []
     assert (home / "memories-moved" / "MEMORY.md").read_text(encoding="utf-8") == "Fact."
+
+
+def test_it_writes_into_the_folder_it_opened_when_a_link_replaces_memories_afterwards(home, tmp_path, monkeypatch):
+    from memory_core import safe_paths
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("Fact.", encoding="utf-8")
+    opened = safe_paths.plain_folder
+
+    def open_then_swap(root, parts):
+        fd = opened(root, parts)  # memories/ is a real folder when it is opened
+        (home / "memories").rename(home / "memories-moved")
+        (home / "memories").symlink_to(elsewhere, target_is_directory=True)
+        return fd
+
+    monkeypatch.setattr(safe_paths, "plain_folder", open_then_swap)
+    memory_core.add_entry(home=home, target="memory", content="New fact.")
+
+    assert _listing(elsewhere) == []  # whatever the outcome, nothing went through the new link
+    assert (home / "memories-moved" / "MEMORY.md").read_text(encoding="utf-8").startswith("Fact.")
