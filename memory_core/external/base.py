@@ -97,6 +97,19 @@ class ContentsSource(Protocol):
     def copies_without_entry(self, entries: Mapping[str, Sequence[str]], *, limit: int = 500) -> list[Item]: ...
 
 
+def delete_each(source: Any, item_ids: Sequence[str]) -> tuple[list[Removed], list[tuple[str, ContentsError]]]:
+    """``delete_many`` for a source without a bulk delete of its own: each item deleted in turn, a
+    refusal kept beside its id so the rest still go."""
+    removed: list[Removed] = []
+    failed: list[tuple[str, ContentsError]] = []
+    for item_id in item_ids:
+        try:
+            removed.append(source.delete(item_id))
+        except ContentsError as exc:
+            failed.append((item_id, exc))
+    return removed, failed
+
+
 @runtime_checkable
 class ReplacesText(Protocol):
     """Optional: a source that can change an item's text in place, the way its plugin would, so

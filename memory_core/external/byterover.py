@@ -19,7 +19,7 @@ from typing import Any
 
 import yaml
 
-from memory_core.external.base import ContentsError, Item, NotFound, Page, Query, Removed
+from memory_core.external.base import ContentsError, Item, NotFound, Page, Query, Removed, delete_each
 
 NAME = "byterover"
 MAX_FILE_BYTES = 1_000_000
@@ -173,14 +173,7 @@ class ByteroverTree:
         return []
 
     def delete_many(self, item_ids: Sequence[str]) -> tuple[list[Removed], list[tuple[str, ContentsError]]]:
-        removed: list[Removed] = []
-        failed: list[tuple[str, ContentsError]] = []
-        for item_id in item_ids:
-            try:
-                removed.append(self.delete(item_id))
-            except ContentsError as exc:
-                failed.append((item_id, exc))
-        return removed, failed
+        return delete_each(self, item_ids)
 
     def delete(self, item_id: str, *, expected: str | None = None) -> Removed:
         path = self._path(_relative(item_id))

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
-from memory_core.external.base import ContentsError, Item, NotFound, Page, Query, Removed
+from memory_core.external.base import ContentsError, Item, NotFound, Page, Query, Removed, delete_each
 
 NAME = "hindsight"
 DEFAULT_BANK = "hermes"
@@ -287,14 +287,7 @@ class HindsightServer:
         return Removed(item=gone, undo=None, notes=(f"document {document_id}",))
 
     def delete_many(self, item_ids: Sequence[str]) -> tuple[list[Removed], list[tuple[str, ContentsError]]]:
-        removed: list[Removed] = []
-        failed: list[tuple[str, ContentsError]] = []
-        for item_id in item_ids:
-            try:
-                removed.append(self.delete(item_id))
-            except ContentsError as exc:
-                failed.append((item_id, exc))
-        return removed, failed
+        return delete_each(self, item_ids)
 
     def restore(self, undo: Mapping[str, Any]) -> Item:
         raise ContentsError("Hindsight cannot put deleted memories back.", code="stale")

@@ -478,12 +478,7 @@ class HolographicStore:
         """``expected``: the ``version`` the person saw; a fact changed since is not deleted."""
         fact_id = _fact_id(item_id)
         with self._write() as conn:
-            row = conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)}, hrr_vector FROM facts"  # noqa: S608
-                               " WHERE fact_id = ?", (fact_id,)).fetchone()
-            if row is None:
-                raise NotFound()
-            if expected is not None and expected != _version(tuple(row)[:len(_FACT_COLUMNS)]):
-                raise ContentsError("The fact changed since you opened it; nothing was deleted.", code="changed")
+            row = _fact_as_seen(conn, fact_id, expected, nothing="deleted")
             linked = conn.execute(
                 "SELECT e.entity_id, e.name, e.entity_type, e.aliases, e.created_at FROM fact_entities fe"
                 " JOIN entities e ON e.entity_id = fe.entity_id WHERE fe.fact_id = ? ORDER BY e.entity_id",
@@ -523,12 +518,7 @@ class HolographicStore:
         if not content:
             raise ContentsError("The new text is empty.", code="empty")
         with self._write() as conn:
-            row = conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)}, hrr_vector FROM facts"  # noqa: S608
-                               " WHERE fact_id = ?", (fact_id,)).fetchone()
-            if row is None:
-                raise NotFound()
-            if expected is not None and expected != _version(tuple(row)[:len(_FACT_COLUMNS)]):
-                raise ContentsError("The fact changed since you opened it; nothing was changed.", code="changed")
+            row = _fact_as_seen(conn, fact_id, expected, nothing="changed")
             clash = conn.execute("SELECT fact_id FROM facts WHERE content = ? AND fact_id != ?",
                                  (content, fact_id)).fetchone()
             if clash is not None:
@@ -669,3 +659,15 @@ def _item(row: Sequence[Any], entities: list[str]) -> Item:
     values = dict(zip(_FACT_COLUMNS, row, strict=False))
     return Item(id=str(values["fact_id"]), text=values["content"] or "", group=values["category"] or "",
                 details={**values, "entities": entities, "version": _version(row)})
+
+
+def _fact_as_seen(conn: sqlite3.Connection, fact_id: int, expected: str | None, *, nothing: str) -> Any:
+    """The fact's row with its vector, under the caller's write transaction; refused when it is gone
+    or changed since the person saw ``expected`` (``nothing``: what was then not done)."""
+    row = conn.execute(f"SELECT {', '.join(_FACT_COLUMNS)}, hrr_vector FROM facts"  # noqa: S608
+                       " WHERE fact_id = ?", (fact_id,)).fetchone()
+    if row is None:
+        raise NotFound()
+    if expected is not None and expected != _version(tuple(row)[:len(_FACT_COLUMNS)]):
+        raise ContentsError(f"The fact changed since you opened it; nothing was {nothing}.", code="changed")
+    return row
