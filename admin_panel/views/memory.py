@@ -200,8 +200,12 @@ def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view
     }
 
 
+def _copy_label(provider: str, label: str) -> str:
+    return _("fact %(id)s") % {"id": label} if provider == "holographic" else label
+
+
 def _copy_view(copy: contents_selectors.EntryCopy) -> dict[str, str]:
-    label = _("fact %(id)s") % {"id": copy.label} if copy.provider == "holographic" else copy.label
+    label = _copy_label(copy.provider, copy.label)
     return {"provider": copy.provider, "label": label, "can_update": "1" if copy.can_update else "",
             "url": reverse("provider_contents_item", args=[copy.provider, copy.item_id]), "version": copy.version}
 
@@ -460,13 +464,42 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
         messages.add_message(request, getattr(messages, level.upper()), text)
     wanted = set(request.POST.getlist("also_copy"))
     deleted = set(outcome.deleted)
+    picked = [(target, text) for (target, text, ref), _copy in copies.items() if ref in wanted
+              and (target, text) in deleted]
     chosen = [copy for (target, text, ref), copy in copies.items() if ref in wanted and (target, text) in deleted]
-    report_copies(request, contents_services.remove_copies(home=home, user=request.user,
-                                                             copies=[c["copy"] for c in chosen]), chosen)
+    done = contents_services.remove_copies(home=home, user=request.user, copies=[c["copy"] for c in chosen],
+                                           texts=[text for _target, text in picked])
+    report_copies(request, done, chosen)
     if outcome.restorable:
+        # Each copy's undo names its entry: the undo puts a copy back only with its entry.
+        undos = [{**undo, "entry": list(entry)} for entry, undo in zip(picked, (o.undo for o in done), strict=True)
+                 if undo is not None]
         request.session[UNDO_SESSION_KEY] = {"at": time.time(), "deleted": len(outcome.deleted),
-                                            "items": [list(item) for item in outcome.restorable]}
+                                            "items": [list(item) for item in outcome.restorable], "copies": undos}
     return _done(request, next_url)
+
+
+def copy_undos(outcomes: list[Any]) -> list[dict[str, Any]]:
+    """What an undo needs to reverse the copies a change deleted or updated (kept in the session)."""
+    return [outcome.undo for outcome in outcomes if outcome.removed and outcome.undo is not None]
+
+
+def undo_copies(request: HttpRequest, *, home: Path, undos: Any) -> None:
+    """The copies the undone change deleted put back (its updated ones given their old text), one
+    line each: a provider that cannot put a deleted item back says so."""
+    results = contents_services.undo_copies(home=home, user=request.user,
+                                            undos=undos if isinstance(undos, list) else [])
+    for result in results:
+        view = {"provider": result.provider, "label": _copy_label(result.provider, result.label)}
+        if result.ok:
+            messages.success(request, _("%(provider)s: its copy (%(label)s) is back as it was too.") % view)
+        elif result.why == "impossible":
+            messages.warning(request, _("%(provider)s: its copy (%(label)s) cannot be put back: %(provider)s "
+                                        "allows no undo of a delete. The entry is back in the built-in store "
+                                        "only.") % view)
+        else:
+            messages.error(request, _("%(provider)s: its copy (%(label)s) was NOT put back (%(why)s); the entry "
+                                      "itself is back.") % {**view, "why": _copy_failure(result.why)})
 
 
 def ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -484,21 +517,28 @@ COPY_ACTIONS = ("update", "delete", "keep")
 
 
 def handle_copy(request: HttpRequest, *, home: Path, copy: contents_selectors.EntryCopy, view: dict[str, Any],
-                 old_text: str, new_text: str) -> None:
-    """The replaced entry's copy, as the person chose: updated to the new text, deleted, or kept.
-    A form from before the choice existed sends only ``also_copy`` (delete when ticked)."""
-    action = request.POST.get("copy_action", "")
+                old_text: str, new_text: str | None, field: str = "copy_action") -> list[Any]:
+    """The replaced (or, with ``new_text`` None, removed) entry's copy, as the person chose in
+    ``field``: updated to the new text, deleted, or kept. A form from before the choice existed
+    sends only ``also_copy`` (delete when ticked). Returns what was done, for an undo."""
+    action = request.POST.get(field, "")
     if action not in COPY_ACTIONS:
         action = "delete" if request.POST.get("also_copy") else "keep"
-    if action == "update" and copy.can_update:
-        outcome = contents_services.update_copy(home=home, user=request.user, copy=copy, old_text=old_text,
-                                                new_text=new_text)
-        report_copies(request, [outcome], [view])
+    if action == "update" and copy.can_update and new_text is not None:
+        outcomes = [contents_services.update_copy(home=home, user=request.user, copy=copy, old_text=old_text,
+                                                  new_text=new_text)]
     elif action == "delete":
-        report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]), [view])
+        outcomes = contents_services.remove_copies(home=home, user=request.user, copies=[copy], texts=[old_text])
     else:
-        messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the text "
-                                 "before your change.") % view)
+        if new_text is None:
+            messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the "
+                                     "removed entry's text.") % view)
+        else:
+            messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the "
+                                     "text before your change.") % view)
+        return []
+    report_copies(request, outcomes, [view])
+    return outcomes
 
 
 def _copy_failure(why: str) -> str:
@@ -557,6 +597,10 @@ def memory_undo(request: HttpRequest) -> HttpResponse:
     ]
     report = services.readd_entries(home=current_home(), user=request.user, items=items, reason="undo")
     _report_readd(request, report)
+    back = {*report.added, *report.already_present}
+    undos = offer.get("copies") if isinstance(offer.get("copies"), list) else []
+    undo_copies(request, home=current_home(), undos=[u for u in undos if isinstance(u, dict)
+                                                     and tuple(u.get("entry") or ()) in back])
     return _done(request, _next_url(request))
 
 

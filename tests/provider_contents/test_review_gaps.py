@@ -83,10 +83,10 @@ def test_it_points_at_the_context_tree_when_a_byterover_copy_cannot_go(owner_cli
     topic.mkdir(parents=True)
     (topic / "style.md").write_text("---\ntitle: Style\n---\nPrefers short answers.\n")
 
-    def refuse(self, item_id, *, expected=None):
+    def refuse(self, item_id, text, *, expected=None):
         raise ContentsError("busy", code="busy")
 
-    monkeypatch.setattr(ByteroverTree, "delete", refuse)
+    monkeypatch.setattr(ByteroverTree, "remove_text", refuse)  # a copy is cut out of its file
     ref = entry_ref("user", "Prefers short answers.")
     text = owner_client.post("/memory/delete/", {"entry": ref, "also_copy": ref, "next": "/memory/"},
                              follow=True).content.decode()

@@ -6,7 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from memory_core import add_entry
+from memory_core.external.byterover import ByteroverTree, tree_root
+from tests.memory_view.helpers import entry_ref, read_store
 from tests.provider_contents import store as plugin
+from tests.provider_contents.test_consistency import _facts, layers  # noqa: F401 - fixture
 from tests.provider_contents.test_pages import facts  # noqa: F401 - fixture
 
 pytestmark = pytest.mark.django_db
@@ -28,3 +32,116 @@ def test_the_left_behind_clean_up_says_copy_or_copies_in_both_languages(owner_cl
     zh = owner_client.post("/contents/holographic/left-behind/", {"item": ["6"]}, follow=True,
                            HTTP_ACCEPT_LANGUAGE="zh-Hans").content.decode()
     assert "已从 holographic 移除 1 个副本。" in zh
+
+
+# --- undo puts the copy back ----------------------------------------------------------------------
+
+
+def test_undo_of_a_remove_puts_the_deleted_copy_back_with_its_metadata(owner_client, layers):  # noqa: F811
+    db = layers / "memory_store.db"
+    conn = plugin.connect(db)
+    conn.execute("UPDATE facts SET retrieval_count = 5, trust_score = 0.9 WHERE fact_id = 2")
+    conn.close()
+    before = plugin.dump(db)["facts"]
+    ref = entry_ref("memory", "Deploys go out on Fridays.")
+    owner_client.post("/memory/delete/", {"entry": ref, "also_copy": ref, "next": "/memory/"})
+    assert "Deploys go out on Fridays." not in _facts(layers)
+    text = owner_client.post("/memory/undo/", {"next": "/memory/"}, follow=True).content.decode()
+    assert "holographic: its copy (fact 2) is back as it was too." in text
+    assert "Deploys go out on Fridays." in read_store(layers, "memory")
+    assert plugin.dump(db)["facts"] == before  # same id, trust, counts, times, vector
+    assert "also in holographic, fact 2" in owner_client.get("/memory/").content.decode()
+
+
+def test_undo_says_plainly_when_the_provider_cannot_put_a_copy_back(owner_client, layers, monkeypatch):  # noqa: F811
+    from memory_core.external.holographic import HolographicStore
+
+    original = HolographicStore.delete
+
+    def without_undo(self, item_id, *, expected=None, rebuild=True):
+        removed = original(self, item_id, expected=expected, rebuild=rebuild)
+        return type(removed)(item=removed.item, undo=None)  # as a provider that allows no undo
+
+    monkeypatch.setattr(HolographicStore, "delete", without_undo)
+    ref = entry_ref("memory", "Deploys go out on Fridays.")
+    owner_client.post("/memory/delete/", {"entry": ref, "also_copy": ref, "next": "/memory/"})
+    text = owner_client.post("/memory/undo/", {"next": "/memory/"}, follow=True).content.decode()
+    assert "its copy (fact 2) cannot be put back" in text and "allows no undo of a delete" in text
+    assert "Deploys go out on Fridays." in read_store(layers, "memory")
+    assert "Deploys go out on Fridays." not in _facts(layers)
+
+
+def test_maintenance_undo_gives_an_updated_copy_its_old_text_back(owner_client, layers):  # noqa: F811
+    refs = [entry_ref("memory", "Deploys go out on Fridays.")]
+    new = "Deploys go out on Fridays after 10:00."
+    owner_client.post("/memory/memory/maintenance/merge/",
+                      {"entry": refs, "content": new, "step": "confirm", "copy_action": "update"})
+    assert new in _facts(layers)
+    text = owner_client.post("/memory/memory/maintenance/undo/", follow=True).content.decode()
+    assert "holographic: its copy (fact 2) is back as it was too." in text
+    facts = plugin.dump(layers / "memory_store.db")["facts"]
+    assert [r[1] for r in facts if r[0] == 2] == ["Deploys go out on Fridays."]
+    assert new not in _facts(layers)
+
+
+def test_maintenance_undo_puts_back_the_copies_of_entries_merged_away(owner_client, layers):  # noqa: F811
+    refs = [entry_ref("memory", "The staging host is osprey."), entry_ref("memory", "Deploys go out on Fridays.")]
+    merged = "Staging is osprey; deploys go out on Fridays."
+    owner_client.post("/memory/memory/maintenance/merge/",
+                      {"entry": refs, "content": merged, "step": "confirm", "also_copy": refs})
+    assert "Deploys go out on Fridays." not in _facts(layers)
+    owner_client.post("/memory/memory/maintenance/undo/")
+    assert {"Deploys go out on Fridays.", "The staging host is osprey."} <= set(_facts(layers))
+
+
+# --- byterover: a copy is cut out of its file -----------------------------------------------------
+
+
+BYTEROVER_NOTE = ("---\ntitle: Style\ntags: [user]\n---\n# Style\r\n\n[User profile]\n"
+                  "Prefers short answers.\nUses vim.  \n\n\ttrailing tab kept\n")
+
+
+def _byterover_home(home):
+    (home / "config.yaml").write_text("memory:\n  provider: byterover\n")
+    assert add_entry(home=home, target="user", content="Prefers short answers.")["success"]
+    topic = tree_root(home) / "people" / "owner"
+    topic.mkdir(parents=True)
+    return topic
+
+
+def test_removing_an_entry_cuts_only_its_text_out_of_the_byterover_file(owner_client, home):
+    note = _byterover_home(home) / "style.md"
+    note.write_bytes(BYTEROVER_NOTE.encode())
+    ref = entry_ref("user", "Prefers short answers.")
+    text = owner_client.post("/memory/delete/", {"entry": ref, "also_copy": ref, "next": "/memory/"},
+                             follow=True).content.decode()
+    assert "byterover: its copy (people/owner/style.md) was deleted too." in text
+    assert note.read_bytes() == BYTEROVER_NOTE.replace("Prefers short answers.\n", "").encode()
+    assert [p.name for p in note.parent.iterdir()] == ["style.md"]
+    owner_client.post("/memory/undo/", {"next": "/memory/"})
+    assert note.read_bytes() == BYTEROVER_NOTE.encode()
+
+
+def test_the_byterover_file_goes_only_when_nothing_else_is_left(home):
+    note = _byterover_home(home) / "only.md"
+    note.write_text("---\ntitle: Only\n---\n\nPrefers short answers.\n")
+    tree = ByteroverTree(home=home)
+    item = tree.mirrors({"user": ["Prefers short answers."]})[("user", "Prefers short answers.")]
+    removed = tree.remove_text(item.id, "Prefers short answers.")
+    assert not note.exists()
+    tree.restore(removed.undo)
+    assert note.read_text() == "---\ntitle: Only\n---\n\nPrefers short answers.\n"
+
+
+def test_a_cut_is_not_undone_over_a_file_changed_since(home):
+    note = _byterover_home(home) / "style.md"
+    note.write_bytes(BYTEROVER_NOTE.encode())
+    tree = ByteroverTree(home=home)
+    item = tree.mirrors({"user": ["Prefers short answers."]})[("user", "Prefers short answers.")]
+    removed = tree.remove_text(item.id, "Prefers short answers.", expected=item.details["version"])
+    note.write_text(note.read_text() + "Added by brv later.\n")
+    changed = note.read_bytes()
+    with pytest.raises(Exception) as refused:
+        tree.restore(removed.undo)
+    assert getattr(refused.value, "code", "") == "clash" and note.read_bytes() == changed
+
