@@ -79,8 +79,8 @@ def test_maintenance_undo_gives_an_updated_copy_its_old_text_back(owner_client, 
     assert new in _facts(layers)
     text = owner_client.post("/memory/memory/maintenance/undo/", follow=True).content.decode()
     assert "holographic: its copy (fact 2) is back as it was too." in text
-    facts = plugin.dump(layers / "memory_store.db")["facts"]
-    assert [r[1] for r in facts if r[0] == 2] == ["Deploys go out on Fridays."]
+    rows = plugin.dump(layers / "memory_store.db")["facts"]
+    assert [r[1] for r in rows if r[0] == 2] == ["Deploys go out on Fridays."]
     assert new not in _facts(layers)
 
 
