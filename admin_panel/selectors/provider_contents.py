@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -224,6 +224,45 @@ def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[
     return {key: EntryCopy(provider=name, item_id=item.id, version=str(item.details.get("version", "")),
                            label=str(item.details.get("path") or item.id), can_update=updatable)
             for key, item in found.items()}
+
+
+@dataclass(frozen=True)
+class PendingCopy:
+    """The copy of the entry a staged remove/replace will take out of its store."""
+
+    target: str
+    entry: str  # the whole entry the staged write hits
+    new_text: str | None  # a replace's new text; None for a remove
+    copy: EntryCopy
+
+
+def _staged_hit(entries: Sequence[str], old_text: str, pinned: str | None) -> str | None:
+    """The entry a staged replace/remove will hit, by the store's rule: the entry it was pinned to,
+    else the one entry holding ``old_text`` (several different ones: the store refuses)."""
+    if pinned:
+        return pinned if pinned in entries else None
+    hits = {entry for entry in entries if old_text and old_text.strip() in entry}
+    return hits.pop() if len(hits) == 1 else None
+
+
+def pending_copies(*, home: Path, rows: Sequence[Any]) -> dict[str, PendingCopy]:
+    """Pending id → the copy of the entry its staged remove or replace hits, for the single
+    remove/replace rows whose entry has a copy in the active provider. Approving it then offers
+    the copy like a remove or replace made in the panel does."""
+    current = builtin_entries(home=home)
+    hits: dict[str, tuple[str, str, str | None]] = {}
+    for row in rows:
+        if row.action not in ("remove", "replace") or row.problem or row.target not in current:
+            continue
+        entry = _staged_hit(current[row.target], row.old_text or "", row.matched_entry)
+        if entry is not None:
+            hits[row.id] = (row.target, entry, (row.content or "") if row.action == "replace" else None)
+    entries: dict[str, list[str]] = {}
+    for target, entry, _new in hits.values():
+        entries.setdefault(target, []).append(entry)
+    found = entry_copies(home=home, entries=entries) if entries else {}
+    return {pending_id: PendingCopy(target=target, entry=entry, new_text=new, copy=found[(target, entry)])
+            for pending_id, (target, entry, new) in hits.items() if (target, entry) in found}
 
 
 @dataclass(frozen=True)

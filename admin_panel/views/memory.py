@@ -192,6 +192,7 @@ def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view
     return {
         "overview": overview,
         "provider_copies": _provider_copies(overview) if view == "page" else {},
+        "pending_copies": _pending_copies(current_home(), overview.pending) if view == "pending" else {},
         "can_change": can_change(request.user),
         "live_view": view,
         "page_url": page_url,
@@ -218,6 +219,17 @@ def _provider_copies(overview: selectors.MemoryOverview) -> dict[str, dict[str, 
         entries.setdefault(row.target, []).append(row.text)
     found = contents_selectors.entry_copies(home=current_home(), entries=entries)
     return {row.ref: _copy_view(found[(row.target, row.text)]) for row in rows if (row.target, row.text) in found}
+
+
+def _pending_copies(home: Path, rows: list[Any]) -> dict[str, dict[str, Any]]:
+    """Each staged remove/replace whose entry has a copy in the active provider → the same choice a
+    remove or replace made in the panel offers (``_copy_choice.html``), named after the record."""
+    views = {}
+    for pending_id, found in contents_selectors.pending_copies(home=home, rows=rows).items():
+        views[pending_id] = {**_copy_view(found.copy), "copy": found.copy, "entry": found.entry,
+                             "target": found.target, "new_text": found.new_text, "removing": found.new_text is None,
+                             "field": f"copy_action_{pending_id}", "idp": f"copy-{pending_id}"}
+    return views
 
 
 def _undo_offer(request: HttpRequest) -> dict[str, Any] | None:
@@ -639,6 +651,9 @@ def memory_pending_action(request: HttpRequest) -> HttpResponse:
         return render(request, "memory/pending.html", _live_context(request, overview, "pending"), status=400)
     ids = form.cleaned_data["pending_id"]
     if form.cleaned_data["action"] == "approve":
+        # Looked up before the approval, as a direct remove does: the entry is what names its copy.
+        pending_rows, _unreadable = selectors.pending_queue(home=home)
+        copies = _pending_copies(home, [row for row in pending_rows if row.id in set(ids)])
         for outcome in services.approve_pending(home=home, user=request.user, ids=ids):
             if outcome.ok:
                 messages.success(
@@ -646,6 +661,12 @@ def memory_pending_action(request: HttpRequest) -> HttpResponse:
                     _("Approved and saved %(id)s: %(summary)s")
                     % {"id": outcome.pending_id, "summary": outcome.summary},
                 )
+                view = copies.get(outcome.pending_id)
+                # Only once the entry is really gone from its store (the approval took it out).
+                if view is not None and view["entry"] not in contents_selectors.builtin_entries(home=home).get(
+                        view["target"], []):
+                    handle_copy(request, home=home, copy=view["copy"], view=view, old_text=view["entry"],
+                                new_text=view["new_text"], field=view["field"])
             else:
                 messages.error(
                     request,

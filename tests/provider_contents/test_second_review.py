@@ -145,3 +145,49 @@ def test_a_cut_is_not_undone_over_a_file_changed_since(home):
         tree.restore(removed.undo)
     assert getattr(refused.value, "code", "") == "clash" and note.read_bytes() == changed
 
+
+
+# --- approving a staged remove/replace offers the copy like a direct one --------------------------
+
+
+def _stage(home, **payload):
+    from memory_core.pending import stage
+
+    return stage(home, payload={"target": "memory", **payload}, summary=f"{payload['action']}")["id"]
+
+
+def test_approving_a_staged_remove_offers_and_deletes_the_copy(owner_client, layers):  # noqa: F811
+    pending_id = _stage(layers, action="remove", old_text="Fridays")
+    page = owner_client.get("/memory/pending/").content.decode()
+    assert f'name="copy_action_{pending_id}" value="delete" checked' in page
+    assert "When the entry goes, its copy in holographic (fact 2)" in page
+    assert f'name="copy_action_{pending_id}" value="update"' not in page
+    text = owner_client.post("/memory/pending/action/", {"row_action": f"approve:{pending_id}",
+                                                         f"copy_action_{pending_id}": "delete"},
+                             follow=True).content.decode()
+    assert "holographic: its copy (fact 2) was deleted too." in text
+    assert "Deploys go out on Fridays." not in read_store(layers, "memory")
+    assert "Deploys go out on Fridays." not in _facts(layers)
+
+
+def test_approving_a_staged_replace_updates_the_copy_and_keep_leaves_it(owner_client, layers):  # noqa: F811
+    first = _stage(layers, action="replace", old_text="Fridays", content="Deploys go out on Thursdays.")
+    second = _stage(layers, action="remove", old_text="osprey")
+    page = owner_client.get("/memory/pending/").content.decode()
+    assert f'name="copy_action_{first}" value="update" checked' in page
+    text = owner_client.post("/memory/pending/action/", {
+        "action": "approve", "pending_id": [first, second], f"copy_action_{first}": "update",
+        f"copy_action_{second}": "keep"}, follow=True).content.decode().replace("&#x27;", "'")
+    assert "holographic: its copy (fact 2) now holds the new text too." in text
+    assert "holographic: its copy (fact 4) was left as it is; it still holds the removed entry's text." in text
+    facts = _facts(layers)
+    assert "Deploys go out on Thursdays." in facts and "Deploys go out on Fridays." not in facts
+    assert "The staging host is osprey." in facts
+    assert "The staging host is osprey." not in read_store(layers, "memory")
+
+
+def test_a_failed_approval_leaves_the_copy_alone(owner_client, layers):  # noqa: F811
+    pending_id = _stage(layers, action="remove", old_text="no entry holds this")
+    owner_client.post("/memory/pending/action/", {"row_action": f"approve:{pending_id}",
+                                                  f"copy_action_{pending_id}": "delete"})
+    assert len(_facts(layers)) == 4
