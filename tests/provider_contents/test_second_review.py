@@ -180,9 +180,9 @@ def test_approving_a_staged_replace_updates_the_copy_and_keep_leaves_it(owner_cl
         f"copy_action_{second}": "keep"}, follow=True).content.decode().replace("&#x27;", "'")
     assert "holographic: its copy (fact 2) now holds the new text too." in text
     assert "holographic: its copy (fact 4) was left as it is; it still holds the removed entry's text." in text
-    facts = _facts(layers)
-    assert "Deploys go out on Thursdays." in facts and "Deploys go out on Fridays." not in facts
-    assert "The staging host is osprey." in facts
+    now = _facts(layers)
+    assert "Deploys go out on Thursdays." in now and "Deploys go out on Fridays." not in now
+    assert "The staging host is osprey." in now
     assert "The staging host is osprey." not in read_store(layers, "memory")
 
 
