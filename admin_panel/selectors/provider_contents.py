@@ -156,14 +156,30 @@ def item_detail(*, home: Path, name: str, item_id: str) -> ShownItem:
 LEFT_BEHIND_SHOWN = 200
 
 
-def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool]:
+def former_entries(*, home: Path) -> set[str]:
+    """Every text a recorded write put into (or took whole out of) MEMORY.md or USER.md, trimmed:
+    the agent's ``memory`` calls in its history and the panel's own writes (its audit log), as the
+    entries' provenance reads them (docs/agent_formats.md §Memory tool calls in history)."""
+    from admin_panel.selectors.provenance import memory_history, panel_writes
+
+    found, _state = memory_history(home=home)
+    events = [*(found.writes if found is not None else ()), *panel_writes(home=home)]
+    return {text.strip() for event in events for op in event.ops for text in (op.content, op.old_text)
+            if text and text.strip()}
+
+
+def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool, set[str]]:
     """Copies in the mirror categories whose built-in entry is gone: the first LEFT_BEHIND_SHOWN,
-    and whether there are more (cleaning those up shows the next ones)."""
+    whether there are more (cleaning those up shows the next ones), and the ids of those whose text
+    a built-in store is known to have held. The others may be facts the agent stored on its own in
+    those categories: the page lists them apart and does not tick them."""
     store = source(home=home, name=name)
     if store is None or not store.exists():
-        return [], False
+        return [], False, set()
     items = store.copies_without_entry(builtin_entries(home=home), limit=LEFT_BEHIND_SHOWN + 1)
-    return _shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN
+    known = former_entries(home=home)
+    return (_shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN,
+            {item.id for item in items if item.text.strip() in known})
 
 
 def still_left_behind(*, home: Path, name: str, item_ids: list[str]) -> list[str]:

@@ -257,8 +257,10 @@ def contents_left_behind(request: HttpRequest, name: str) -> HttpResponse:
                            % {"id": item_id})
         return redirect(reverse("provider_contents_left_behind", args=[name]))
     try:
-        rows, more = selectors.left_behind(home=home, name=name)
+        rows, more, known = selectors.left_behind(home=home, name=name)
     except ContentsError as exc:
         return render(request, "contents/page.html", {"name": name, "error": _error_text(exc), "c": None}, status=503)
-    return render(request, "contents/left_behind.html", {"name": name, "rows": rows, "more": more,
-                                                          "can_change": can_change(request.user)})
+    return render(request, "contents/left_behind.html", {
+        "name": name, "rows": rows, "more": more, "can_change": can_change(request.user),
+        "former": [row for row in rows if row.item.id in known],
+        "unknown": [row for row in rows if row.item.id not in known]})

@@ -191,3 +191,47 @@ def test_a_failed_approval_leaves_the_copy_alone(owner_client, layers):  # noqa:
     owner_client.post("/memory/pending/action/", {"row_action": f"approve:{pending_id}",
                                                   f"copy_action_{pending_id}": "delete"})
     assert len(_facts(layers)) == 4
+
+
+# --- "left behind" ticks only what a built-in store is known to have held -------------------------
+
+
+def test_left_behind_ticks_former_entries_and_not_the_agents_own_facts(owner_client, home):
+    import re
+
+    from tests.maintenance.history_builder import HistoryBuilder, success
+
+    (home / "config.yaml").write_text("memory:\n  provider: holographic\n")
+    (home / "memories").mkdir(exist_ok=True)
+    (home / "memories" / "MEMORY.md").write_text("The staging host is osprey.\n§\nBackups run at 02:00.")
+    history = HistoryBuilder(home)
+    session = history.session("20260101_100000_aaaaaa", source="cli")
+    history.call("a", session, {"action": "add", "content": "The staging host is kestrel."}, success("memory"))
+    history.call("b", session, {"action": "add", "content": "Deploys go out on Fridays."}, success("memory"))
+    history.call("c", session, {"action": "replace", "old_text": "kestrel", "content": "The staging host is osprey."},
+                 success("memory", message="Entry replaced."))
+    history.call("d", session, {"action": "remove", "old_text": "Fridays"}, success("memory", message="Entry removed."))
+    history.close()
+    db = plugin.create(home / "memory_store.db")
+    conn = plugin.connect(db)
+    for text, category in (("The staging host is kestrel.", "general"), ("Deploys go out on Fridays.", "general"),
+                           ("The staging host is osprey.", "general"), ("Ada prefers dark mode.", "general"),
+                           ("Likes green tea.", "user_pref"), ("Backups run at 02:00.", "general")):
+        plugin.add_fact(conn, text, category)
+    conn.close()
+    # An entry the panel removed (its audit log records the text), its copy kept.
+    ref = entry_ref("memory", "Backups run at 02:00.")
+    owner_client.post("/memory/delete/", {"entry": ref, "next": "/memory/"})
+    page = owner_client.get("/contents/holographic/left-behind/").content.decode()
+    ticked = set(re.findall(r'name="item" value="(\d+)" checked', page))
+    assert ticked == {"1", "2", "6"}  # kestrel, Fridays (the agent's history), backups (the panel's audit)
+    unticked = set(re.findall(r'name="item" value="(\d+)">', page))
+    assert unticked == {"4", "5"}  # the agent's own facts in general and user_pref
+    former, unknown = page.split('id="lb-unknown"')
+    assert "Ada prefers dark mode." in unknown and "Likes green tea." in unknown
+    assert "Ada prefers dark mode." not in former and "Deploys go out on Fridays." in former
+
+
+def test_left_behind_ticks_nothing_without_any_record(owner_client, facts):  # noqa: F811
+    page = owner_client.get("/contents/holographic/left-behind/").content.decode()
+    assert 'value="3"' in page and 'value="4"' in page and " checked" not in page
