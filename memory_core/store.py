@@ -656,13 +656,16 @@ def _pinned_or_match(entries: Sequence[str], old_text: str, pinned: object) -> t
 
 
 def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text: str,
-               pinned: object = None) -> str | None:
-    """Apply one batch operation to ``working`` in place; the error text if it cannot be applied."""
+               pinned: object = None, origins: list[str | None] | None = None) -> str | None:
+    """Apply one batch operation to ``working`` in place; the error text if it cannot be applied.
+    ``origins`` (see ``batch_fates``) is kept in step: the entry each working item started as."""
     if action == "add":
         if not content:
             return f"{pos}: content is required."
         if content not in working:
             working.append(content)
+            if origins is not None:
+                origins.append(None)
         return None
     if action not in ("replace", "remove"):
         return f"{pos}: unknown action. Use add, replace, or remove."
@@ -682,4 +685,25 @@ def _apply_one(working: list[str], pos: str, action: Any, content: str, old_text
         working[found] = content
     else:
         del working[found]
+        if origins is not None:
+            del origins[found]
     return None
+
+
+def batch_fates(entries: Sequence[str], operations: Any, *, whole_entries: bool = False) -> dict[str, str | None]:
+    """What a batch would make of the entries it removes or replaces: entry → its final text (a
+    replace, however many steps) or None (removed), worked out by the batch's own steps on a copy
+    (nothing is written). Empty when the batch would be refused as a whole, since it then changes
+    nothing. The panel offers these entries' provider copies when a staged batch is approved
+    (docs/provider_contents.md §Keeping the layers consistent)."""
+    try:
+        ops = _normalise_operations(operations or [], whole_entries=whole_entries)
+    except TypeError:
+        return {}
+    working: list[str] = list(entries)
+    origins: list[str | None] = list(entries)
+    for index, (action, content, old_text, pinned) in enumerate(ops, start=1):
+        if _apply_one(working, msg.batch_position(index, action), action, content, old_text, pinned, origins):
+            return {}
+    final = {origin: text for origin, text in zip(origins, working, strict=True) if origin is not None}
+    return {entry: final.get(entry) for entry in entries if final.get(entry) != entry}

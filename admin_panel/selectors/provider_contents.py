@@ -24,6 +24,7 @@ from memory_core.external.base import (
     can_replace_text,
 )
 from memory_core.files import read_store_file
+from memory_core.store import batch_fates
 from provider_schemas.reading.state import active_provider
 
 KNOWN = (*BROWSABLE, *UNREACHABLE)
@@ -244,12 +245,13 @@ def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[
 
 @dataclass(frozen=True)
 class PendingCopy:
-    """The copy of the entry a staged remove/replace will take out of its store."""
+    """The copy of an entry a staged remove/replace (or a batch) will take out of its store."""
 
     target: str
     entry: str  # the whole entry the staged write hits
-    new_text: str | None  # a replace's new text; None for a remove
+    new_text: str | None  # a replace's new text (a batch's final text); None for a remove
     copy: EntryCopy
+    key: str = ""  # names the choice among a batch's: a digest of the entry, stable while it exists
 
 
 def _staged_hit(entries: Sequence[str], old_text: str, pinned: str | None) -> str | None:
@@ -261,24 +263,44 @@ def _staged_hit(entries: Sequence[str], old_text: str, pinned: str | None) -> st
     return hits.pop() if len(hits) == 1 else None
 
 
-def pending_copies(*, home: Path, rows: Sequence[Any]) -> dict[str, PendingCopy]:
-    """Pending id → the copy of the entry its staged remove or replace hits, for the single
-    remove/replace rows whose entry has a copy in the active provider. Approving it then offers
-    the copy like a remove or replace made in the panel does."""
+def _staged_fates(row: Any, entries: Sequence[str]) -> dict[str, str | None]:
+    """Entry → its text after the staged write (None: removed), for the entries it takes out."""
+    if row.action == "batch":
+        # The batch's own steps on a copy (later steps may hit what earlier ones wrote).
+        # The row shows a missing pin as "": the store takes only None (or no key) as unpinned.
+        operations = [{**op, "matched_entry": op.get("matched_entry") or None} for op in row.operations]
+        return batch_fates(entries, operations, whole_entries=True)
+    entry = _staged_hit(entries, row.old_text or "", row.matched_entry)
+    if entry is None:
+        return {}
+    return {entry: (row.content or "") if row.action == "replace" else None}
+
+
+def pending_copies(*, home: Path, rows: Sequence[Any]) -> dict[str, list[PendingCopy]]:
+    """Pending id → the copies of the entries its staged remove, replace or batch takes out of
+    their store, for the entries that have a copy in the active provider. Approving it then offers
+    each copy like a remove or replace made in the panel does."""
     current = builtin_entries(home=home)
-    hits: dict[str, tuple[str, str, str | None]] = {}
+    hits: dict[str, list[tuple[str, str, str | None]]] = {}
     for row in rows:
-        if row.action not in ("remove", "replace") or row.problem or row.target not in current:
+        if row.action not in ("remove", "replace", "batch") or row.problem or row.target not in current:
             continue
-        entry = _staged_hit(current[row.target], row.old_text or "", row.matched_entry)
-        if entry is not None:
-            hits[row.id] = (row.target, entry, (row.content or "") if row.action == "replace" else None)
+        fates = _staged_fates(row, current[row.target])
+        if fates:
+            hits[row.id] = [(row.target, entry, new) for entry, new in fates.items()]
     entries: dict[str, list[str]] = {}
-    for target, entry, _new in hits.values():
-        entries.setdefault(target, []).append(entry)
+    for found_hits in hits.values():
+        for target, entry, _new in found_hits:
+            entries.setdefault(target, []).append(entry)
     found = entry_copies(home=home, entries=entries) if entries else {}
-    return {pending_id: PendingCopy(target=target, entry=entry, new_text=new, copy=found[(target, entry)])
-            for pending_id, (target, entry, new) in hits.items() if (target, entry) in found}
+    result: dict[str, list[PendingCopy]] = {}
+    for pending_id, found_hits in hits.items():
+        copies = [PendingCopy(target=target, entry=entry, new_text=new, copy=found[(target, entry)],
+                              key=hashlib.sha256(entry.encode("utf-8")).hexdigest()[:12])
+                  for target, entry, new in found_hits if (target, entry) in found]
+        if copies:
+            result[pending_id] = copies
+    return result
 
 
 @dataclass(frozen=True)

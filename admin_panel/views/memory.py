@@ -221,14 +221,19 @@ def _provider_copies(overview: selectors.MemoryOverview) -> dict[str, dict[str, 
     return {row.ref: _copy_view(found[(row.target, row.text)]) for row in rows if (row.target, row.text) in found}
 
 
-def _pending_copies(home: Path, rows: list[Any]) -> dict[str, dict[str, Any]]:
-    """Each staged remove/replace whose entry has a copy in the active provider → the same choice a
-    remove or replace made in the panel offers (``_copy_choice.html``), named after the record."""
-    views = {}
-    for pending_id, found in contents_selectors.pending_copies(home=home, rows=rows).items():
-        views[pending_id] = {**_copy_view(found.copy), "copy": found.copy, "entry": found.entry,
-                             "target": found.target, "new_text": found.new_text, "removing": found.new_text is None,
-                             "field": f"copy_action_{pending_id}", "idp": f"copy-{pending_id}"}
+def _pending_copies(home: Path, rows: list[Any]) -> dict[str, list[dict[str, Any]]]:
+    """Each staged remove/replace/batch → for each entry it takes out that has a copy in the
+    active provider, the same choice a remove or replace made in the panel offers
+    (``_copy_choice.html``), named after the record (and, in a batch, after the entry)."""
+    views: dict[str, list[dict[str, Any]]] = {}
+    for pending_id, copies in contents_selectors.pending_copies(home=home, rows=rows).items():
+        batch = len(copies) > 1 or any(row.id == pending_id and row.action == "batch" for row in rows)
+        for found in copies:
+            name = f"{pending_id}_{found.key}" if batch else pending_id
+            views.setdefault(pending_id, []).append({
+                **_copy_view(found.copy), "copy": found.copy, "entry": found.entry, "target": found.target,
+                "new_text": found.new_text, "removing": found.new_text is None,
+                "field": f"copy_action_{name}", "idp": f"copy-{name}"})
     return views
 
 
@@ -661,12 +666,12 @@ def memory_pending_action(request: HttpRequest) -> HttpResponse:
                     _("Approved and saved %(id)s: %(summary)s")
                     % {"id": outcome.pending_id, "summary": outcome.summary},
                 )
-                view = copies.get(outcome.pending_id)
-                # Only once the entry is really gone from its store (the approval took it out).
-                if view is not None and view["entry"] not in contents_selectors.builtin_entries(home=home).get(
-                        view["target"], []):
-                    handle_copy(request, home=home, copy=view["copy"], view=view, old_text=view["entry"],
-                                new_text=view["new_text"], field=view["field"])
+                now = contents_selectors.builtin_entries(home=home) if outcome.pending_id in copies else {}
+                for view in copies.get(outcome.pending_id, []):
+                    # Only once the entry is really gone from its store (the approval took it out).
+                    if view["entry"] not in now.get(view["target"], []):
+                        handle_copy(request, home=home, copy=view["copy"], view=view, old_text=view["entry"],
+                                    new_text=view["new_text"], field=view["field"])
             else:
                 messages.error(
                     request,

@@ -235,3 +235,57 @@ def test_left_behind_ticks_former_entries_and_not_the_agents_own_facts(owner_cli
 def test_left_behind_ticks_nothing_without_any_record(owner_client, facts):  # noqa: F811
     page = owner_client.get("/contents/holographic/left-behind/").content.decode()
     assert 'value="3"' in page and 'value="4"' in page and " checked" not in page
+
+
+# --- approving a staged batch offers each affected entry's copy -----------------------------------
+
+
+def _key(entry: str) -> str:
+    import hashlib
+
+    return hashlib.sha256(entry.encode("utf-8")).hexdigest()[:12]
+
+
+def test_batch_fates_follow_the_batch_own_steps():
+    from memory_core.store import batch_fates
+
+    entries = ["a kestrel", "b osprey", "c heron"]
+    ops = [{"action": "replace", "old_text": "osprey", "content": "b crane"},
+           {"action": "replace", "old_text": "crane", "content": "b swift"},
+           {"action": "add", "content": "d new"}, {"action": "remove", "old_text": "d new"},
+           {"action": "remove", "old_text": "kestrel"}]
+    assert batch_fates(entries, ops) == {"a kestrel": None, "b osprey": "b swift"}
+    assert batch_fates(entries, [*ops, {"action": "remove", "old_text": "no such"}]) == {}  # refused whole
+
+
+def test_approving_a_staged_batch_offers_one_choice_per_entry_with_a_copy(owner_client, layers):  # noqa: F811
+    fridays, osprey = "Deploys go out on Fridays.", "The staging host is osprey."
+    pending_id = _stage(layers, action="batch", operations=[
+        {"action": "remove", "old_text": "Fridays"},
+        {"action": "replace", "old_text": "osprey", "content": "The staging host is heron."},
+        {"action": "add", "content": "Builds run nightly."}])
+    page = owner_client.get("/memory/pending/").content.decode()
+    assert f'name="copy_action_{pending_id}_{_key(fridays)}" value="delete" checked' in page
+    assert f'name="copy_action_{pending_id}_{_key(osprey)}" value="update" checked' in page
+    assert "When the entry goes, its copy in holographic (fact 2)" in page
+    assert "When the text changes, its copy in holographic (fact 4)" in page
+    text = owner_client.post("/memory/pending/action/", {
+        "row_action": f"approve:{pending_id}", f"copy_action_{pending_id}_{_key(fridays)}": "delete",
+        f"copy_action_{pending_id}_{_key(osprey)}": "update"}, follow=True).content.decode()
+    assert "holographic: its copy (fact 2) was deleted too." in text
+    assert "holographic: its copy (fact 4) now holds the new text too." in text
+    held = _facts(layers)
+    assert fridays not in held and osprey not in held and "The staging host is heron." in held
+    assert "Builds run nightly." not in held  # the panel mirrors nothing it adds
+    stored = read_store(layers, "memory")
+    assert fridays not in stored and "The staging host is heron." in stored
+
+
+def test_a_refused_batch_leaves_every_copy_alone(owner_client, layers):  # noqa: F811
+    pending_id = _stage(layers, action="batch", operations=[
+        {"action": "remove", "old_text": "Fridays"}, {"action": "remove", "old_text": "no entry holds this"}])
+    assert "copy_action_" not in owner_client.get("/memory/pending/").content.decode()
+    owner_client.post("/memory/pending/action/", {"row_action": f"approve:{pending_id}",
+                                                  f"copy_action_{pending_id}_{_key('Deploys go out on Fridays.')}":
+                                                  "delete"})
+    assert len(_facts(layers)) == 4 and "Deploys go out on Fridays." in read_store(layers, "memory")
