@@ -154,3 +154,26 @@ def test_a_staged_remove_offers_its_copy_on_the_pending_page(signed_in_page, liv
     page.get_by_role("button", name=f"Approve {pending_id}").click()
     expect(page.get_by_text("its copy (fact 3) was left as it is")).to_be_visible()
     assert "Deploys go out on Fridays." in [r[1] for r in plugin.dump(facts)["facts"]]
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1366, 900)], ids=["phone", "laptop"])
+def test_a_staged_batch_offers_each_entrys_copy_on_the_pending_page(signed_in_page, live_server, facts, size):
+    from memory_core.pending import stage
+
+    pending_id = stage(facts.parent, payload={"action": "batch", "target": "memory", "operations": [
+        {"action": "remove", "old_text": "Fridays"},
+        {"action": "replace", "old_text": "osprey", "content": "The staging host is heron."}]}, summary="batch")["id"]
+    page = signed_in_page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{live_server.url}/memory/pending/")
+    removed = page.get_by_role("group", name="When the entry goes, its copy in holographic (fact 3)")
+    replaced = page.get_by_role("group", name="When the text changes, its copy in holographic (fact 2)")
+    expect(removed.get_by_label("Delete the copy")).to_be_checked()
+    expect(replaced.get_by_label("Update the copy to the new text (as holographic updates an item)")).to_be_checked()
+    keep_for_docs(screenshot(page, f"pending-batch-copy-choice-{size[0]}"), issue=26)
+    replaced.get_by_label("Leave the copy as it is").check()
+    page.get_by_role("button", name=f"Approve {pending_id}").click()
+    expect(page.get_by_text("its copy (fact 3) was deleted too")).to_be_visible()
+    expect(page.get_by_text("its copy (fact 2) was left as it is")).to_be_visible()
+    held = [r[1] for r in plugin.dump(facts)["facts"]]
+    assert "Deploys go out on Fridays." not in held and "The staging host is osprey." in held
