@@ -333,26 +333,40 @@ class HolographicStore:
                 clauses.append("f.content LIKE ? ESCAPE '\\'")
                 args.append("%" + _like_escape(search) + "%")
             sql_where = (" WHERE " + " AND ".join(clauses)) if clauses else ""
-            # Counting stops past COUNT_CAP: a word in a third of 100,000 facts need not be counted exactly.
+            columns = ", ".join("f." + c for c in _FACT_COLUMNS)
+            # A search or filter: one walk, newest first, that stops past COUNT_CAP gives both the
+            # count (capped: a word in a third of 100,000 facts need not be counted exactly) and
+            # the ids of any page up to there; the page's rows are then read by id. Counting, then
+            # paging, then probing for a next page walked the same hits three times.
             capping = bool(search or entity or min_trust is not None or max_trust is not None)
+            more_after = False
             if capping:
-                total = conn.execute(f"SELECT COUNT(*) FROM (SELECT 1 FROM {source}{sql_where} LIMIT ?)",  # noqa: S608
-                                     [*args, COUNT_CAP + 1]).fetchone()[0]
+                hits = [r[0] for r in conn.execute(
+                    f"SELECT f.fact_id FROM {source}{sql_where} ORDER BY {order} LIMIT ?",  # noqa: S608
+                    [*args, COUNT_CAP + 1])]
+                total = len(hits)
+                end = query.offset + query.per_page
+                if end <= COUNT_CAP:  # the page lies among the ids walked
+                    ids = hits[query.offset:end]
+                    rows = _facts_by_id(conn, columns, ids)
+                    more_after = total > end
+                else:  # deeper than the walk: page as before, and probe for one more
+                    rows = conn.execute(
+                        f"SELECT {columns} FROM {source}{sql_where} ORDER BY {order} LIMIT ? OFFSET ?",  # noqa: S608
+                        [*args, query.per_page, query.offset]).fetchall()
+                    more_after = len(rows) == query.per_page and conn.execute(
+                        f"SELECT 1 FROM {source}{sql_where} ORDER BY {order} LIMIT 1 OFFSET ?",  # noqa: S608
+                        [*args, end]).fetchone() is not None
             else:  # the whole table or one category (indexed): exact and cheap
                 total = conn.execute(f"SELECT COUNT(*) FROM {source}{sql_where}", args).fetchone()[0]  # noqa: S608
-            rows = conn.execute(
-                f"SELECT {', '.join('f.' + c for c in _FACT_COLUMNS)} FROM {source}{sql_where}"  # noqa: S608
-                f" ORDER BY {order} LIMIT ? OFFSET ?", [*args, query.per_page, query.offset]).fetchall()
+                rows = conn.execute(
+                    f"SELECT {columns} FROM {source}{sql_where}"  # noqa: S608
+                    f" ORDER BY {order} LIMIT ? OFFSET ?", [*args, query.per_page, query.offset]).fetchall()
             entities = _entities_of(conn, [r[0] for r in rows])
             more = capping and total > COUNT_CAP
-            if more and len(rows) == query.per_page:
-                more_after = conn.execute(f"SELECT 1 FROM {source}{sql_where} LIMIT 1 OFFSET ?",  # noqa: S608
-                                          [*args, query.offset + query.per_page]).fetchone() is not None
-            else:
-                more_after = False
             items = [_item(r, entities.get(r[0], [])) for r in rows]
             return Page(items=items, total=min(int(total), COUNT_CAP) if more else int(total), query=query,
-                        capped=more, more_after=more_after)
+                        capped=more, more_after=more_after if more else False)
 
         def work(conn: sqlite3.Connection) -> Page:
             try:
@@ -624,6 +638,15 @@ def _fts_query(text: str) -> str:
     """Every word as a quoted prefix term, all required: no FTS syntax can reach MATCH from a user."""
     tokens = _TOKEN.findall(text)
     return " AND ".join(f'"{t}"*' for t in tokens)
+
+
+def _facts_by_id(conn: sqlite3.Connection, columns: str, ids: Sequence[int]) -> list[Any]:
+    """The rows of ``ids`` (primary-key lookups), in the order given."""
+    if not ids:
+        return []
+    found = {r[0]: r for r in conn.execute(
+        f"SELECT {columns} FROM facts f WHERE f.fact_id IN ({','.join('?' * len(ids))})", list(ids))}  # noqa: S608
+    return [found[i] for i in ids if i in found]
 
 
 def _entities_of(conn: sqlite3.Connection, fact_ids: Sequence[int]) -> dict[int, list[str]]:
