@@ -68,3 +68,21 @@ def test_a_search_matches_the_index_once_per_page(db, monkeypatch):
     page = HolographicStore(home=db.parent, path=db).list(Query(search="kestrel", page=2, per_page=40))
     assert len(page.items) == 40 and page.capped and page.has_next
     assert sum("MATCH" in sql for sql in statements) == 1, statements
+
+
+@pytest.mark.django_db
+def test_the_rows_escape_what_the_agent_wrote_and_link_each_fact(owner_client, home):
+    (home / "config.yaml").write_text("memory:\n  provider: holographic\n")
+    path = plugin.create(home / "memory_store.db")
+    conn = plugin.connect(path)
+    fact = plugin.add_fact(conn, "Ada <b>Lovelace</b> & co", "tool&<i>")
+    entity = conn.execute("INSERT INTO entities (name) VALUES ('R&D <Team>')").lastrowid
+    conn.execute("INSERT INTO fact_entities VALUES (?, ?)", (fact, entity))
+    conn.execute("UPDATE facts SET trust_score = 0.755 WHERE fact_id = ?", (fact,))
+    conn.close()
+    page = owner_client.get("/contents/holographic/").content.decode()
+    assert (f'<td><a href="/contents/holographic/{fact}/">{fact}</a></td>' in page)
+    assert '<td class="entry-text">Ada &lt;b&gt;Lovelace&lt;/b&gt; &amp; co </td>' in page
+    assert "<td>tool&amp;&lt;i&gt;</td>" in page and "<td>0.76</td>" in page and "<td>R&amp;D &lt;Team&gt;</td>" in page
+    assert (f'href="/contents/holographic/{fact}/delete/">Delete<span class="visually-hidden"> fact {fact}</span>'
+            in page)
