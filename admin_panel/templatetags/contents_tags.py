@@ -39,17 +39,6 @@ def _label(name: str, item: Any) -> Any:
     return item.details.get("title", "")
 
 
-def _badges(row: Any) -> SafeString:
-    parts = []
-    if row.mirror_of == "memory":
-        parts.append(format_html('<span class="badge badge--info">{}</span>', _("copy of a MEMORY.md entry")))
-    elif row.mirror_of == "user":
-        parts.append(format_html('<span class="badge badge--info">{}</span>', _("copy of a USER.md entry")))
-    if row.secrets:
-        parts.append(format_html('<span class="badge badge--warn">{}</span>', _("holds a stored secret")))
-    return format_html_join(" ", "{}", ((part,) for part in parts))
-
-
 def _named(name: str, item: Any) -> str:
     if name == "holographic":
         return _("fact %(id)s") % {"id": item.id}
@@ -58,29 +47,44 @@ def _named(name: str, item: Any) -> str:
     return str(item.details.get("path", ""))
 
 
+def _row_format(name: str, can_change: bool) -> str:
+    """One row's markup, its values left as ``format_html`` fields: one call per row."""
+    cells = ['<td><a href="{item_url}">{label}</a></td>', '<td class="entry-text">{text} {badges}</td>',
+             "<td>{group}</td>"]
+    if name == "holographic":
+        cells += ["<td>{trust}</td>", "<td>{entities}</td>"]
+    elif name == "hindsight":
+        cells.append('<td class="entry-text">{document}</td>')
+    if can_change:
+        cells.append('<td><a class="button button--quiet" href="{delete_url}">{delete}'
+                     '<span class="visually-hidden"> {named}</span></a></td>')
+    return "<tr>\n      " + "\n      ".join(cells) + "\n    </tr>"
+
+
 @register.simple_tag
 def contents_rows(name: str, rows: Sequence[Any], can_change: bool) -> SafeString:
     """One ``<tr>`` per shown item, as the list's table has them."""
     item_head, item_tail = _urls("provider_contents_item", name)
     delete_head, delete_tail = _urls("provider_contents_delete", name)
+    row_format = _row_format(name, can_change)
+    mirror = {"memory": format_html('<span class="badge badge--info">{}</span>', _("copy of a MEMORY.md entry")),
+              "user": format_html('<span class="badge badge--info">{}</span>', _("copy of a USER.md entry"))}
+    secret = format_html('<span class="badge badge--warn">{}</span>', _("holds a stored secret"))
+    delete = _("Delete")
     out = []
     for row in rows:
         item = row.item
         key = quote(str(item.id), safe=_SAFE)
-        cells = [
-            format_html('<td><a href="{}">{}</a></td>', f"{item_head}{key}{item_tail}", _label(name, item)),
-            format_html('<td class="entry-text">{} {}</td>', row.text, _badges(row)),
-            format_html("<td>{}</td>", item.group),
-        ]
-        if name == "holographic":
-            cells.append(format_html("<td>{}</td>", floatformat(item.details.get("trust_score"), 2)))
-            cells.append(format_html("<td>{}</td>", format_html_join(
-                ", ", "{}", ((entity,) for entity in item.details.get("entities") or []))))
-        elif name == "hindsight":
-            cells.append(format_html('<td class="entry-text">{}</td>', item.details.get("document_id") or "—"))
-        if can_change:
-            cells.append(format_html(
-                '<td><a class="button button--quiet" href="{}">{}<span class="visually-hidden"> {}</span></a></td>',
-                f"{delete_head}{key}{delete_tail}", _("Delete"), _named(name, item)))
-        out.append(format_html("<tr>\n      {}\n    </tr>", format_html_join("\n      ", "{}", ((c,) for c in cells))))
+        badges = [mirror[row.mirror_of]] if row.mirror_of in mirror else []
+        if row.secrets:
+            badges.append(secret)
+        out.append(format_html(
+            row_format, item_url=f"{item_head}{key}{item_tail}", label=_label(name, item), text=row.text,
+            badges=format_html_join(" ", "{}", ((badge,) for badge in badges)) if len(badges) > 1 else
+            (badges[0] if badges else ""), group=item.group,
+            trust=floatformat(item.details.get("trust_score"), 2) if name == "holographic" else "",
+            # Joining, then escaping, gives the escaped names joined: ", " holds nothing to escape.
+            entities=", ".join(str(e) for e in item.details.get("entities") or []),
+            document=item.details.get("document_id") or "—", delete_url=f"{delete_head}{key}{delete_tail}",
+            delete=delete, named=_named(name, item)))
     return format_html_join("\n    ", "{}", ((tr,) for tr in out))
