@@ -15,13 +15,6 @@ from django.utils.translation import gettext as _
 register = template.Library()
 
 
-@register.simple_tag
-def field_row(row: Any, oob: bool = False) -> SafeString:
-    """``providers/partials/_field.html`` for one FieldRow (the output is the template's own,
-    autoescaped rendering)."""
-    return render_to_string("providers/partials/_field.html", {"row": row, "oob": oob})
-
-
 # What ``providers/partials/_sections_body.html`` reads from the including template.
 _SECTIONS_CONTEXT = ("sections", "hidden_summary", "id_prefix", "heading_level")
 
