@@ -44,6 +44,7 @@ from admin_panel.forms.widgets import (
 )
 from admin_panel.localisation import localise_message
 from admin_panel.templatetags.dates import when
+from memory_core.caching import MISSING, KeyedCache
 from provider_schemas import prospective_visibility as planned_visibility
 from provider_schemas.constraints import TEXT_TEMPLATES
 
@@ -425,9 +426,38 @@ class ProviderBoundField(BoundField):
         widget = SecretControl(key=self.name, actions=actions, texts=texts, disabled=self.field.disabled)
         return self.as_widget(widget, attrs)
 
+    # --- rendering, reused while nothing it reads has changed --------------------------------
+
+    def as_field_group(self) -> SafeString:
+        return self._rendered(oob=False)
+
     def as_oob_field_group(self) -> SafeString:
-        """The field group as an htmx out-of-band swap (a row whose visibility flipped)."""
-        return self.render(context={"field": self, "oob": True})
+        """The field group as an htmx out-of-band swap (a field whose visibility flipped)."""
+        return self._rendered(oob=True)
+
+    def _rendered(self, *, oob: bool) -> SafeString:
+        if self.state.set_at:  # "Last written by the panel: 3 minutes ago" ages: never kept
+            return self.render(context={"field": self, "oob": oob})
+        key = (self.page.provider, self.page.validate_url, self.name, oob)
+        hit = _field_groups.get(key, self._inputs())
+        if hit is not MISSING:
+            return hit
+        html = self.render(context={"field": self, "oob": oob})
+        return _field_groups.put(key, self._inputs(), html)
+
+    def _inputs(self) -> tuple[Any, ...]:
+        """Everything the field group's HTML is made from besides code and templates: the field's
+        provider_schemas state (its value, source, stores, location, the declaration in the
+        reader's language; compared by equality), what this page adds, and the language. The
+        ``when`` note also reads the fields it names."""
+        return (translation.get_language(), self.state, self.page.index[self.name], self.visible, self.error,
+                self.value(), self.reset, self.field.disabled, self.page.secret_store_label, self.when_note)
+
+
+# Rendered field groups in the one cache mechanism (docs/caching.md): a warm provider page costs a
+# comparison per field instead of a template render. The key says where the field is shown; the
+# fingerprint (``ProviderBoundField._inputs``) holds every input of its HTML.
+_field_groups = KeyedCache("rendered provider field groups", size=2048)
 
 
 @dataclass
@@ -444,6 +474,7 @@ class FormPage:
     errors: dict[str, str] = field(default_factory=dict)  # key -> what the page says
     validate_url: str = ""
     secret_store_label: str = ""
+    provider: str = ""  # the provider's name (with validate_url, where the form is shown)
 
 
 def when_conditions(state: Any, by_key: Mapping[str, Any]) -> list[str]:
@@ -504,6 +535,7 @@ def provider_form(
         visibility=prospective_visibility(provider_state, sub),
         validate_url=validate_url,
         secret_store_label=secret_store_label,
+        provider=getattr(provider_state, "name", ""),
     )
     if sub is not None:
         page.secret_actions = sub.secret_actions
