@@ -438,12 +438,11 @@ class ProviderBoundField(BoundField):
     def _rendered(self, *, oob: bool) -> SafeString:
         if self.state.set_at:  # "Last written by the panel: 3 minutes ago" ages: never kept
             return self.render(context={"field": self, "oob": oob})
-        key = (self.page.provider, self.page.validate_url, self.name, oob)
-        hit = _field_groups.get(key, self._inputs())
+        key, inputs = (self.page.provider, self.page.validate_url, self.name, oob), self._inputs()
+        hit = _field_groups.get(key, inputs)
         if hit is not MISSING:
             return hit
-        html = self.render(context={"field": self, "oob": oob})
-        return _field_groups.put(key, self._inputs(), html)
+        return _field_groups.put(key, inputs, self.render(context={"field": self, "oob": oob}))
 
     def _inputs(self) -> tuple[Any, ...]:
         """Everything the field group's HTML is made from besides code and templates: the field's
