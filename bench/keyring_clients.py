@@ -98,8 +98,10 @@ def measure(mode: str, *, processes: int, threads: int, rounds: int) -> bool:
     total = sum(r["rounds"] for r in results)
     opened = sum(r["opened"] for r in results)
     planned = processes * threads * rounds
-    status = "ABORTED: " + aborted.splitlines()[0] if aborted else "alive"
-    print(f"{mode:9} rounds {total:6}/{planned}  connections opened {opened:6}  {seconds:6.1f} s  daemon {status}")
+    failures = sorted({name for r in results for name in r["failures"]})
+    status = "ABORTED" if aborted else "alive"
+    print(f"{mode:9} rounds {total:6}/{planned}  connections opened {opened:6}  {seconds:6.1f} s  daemon {status}"
+          + (f"  threads stopped by: {', '.join(failures)}" if failures else ""))
     return not aborted
 
 
