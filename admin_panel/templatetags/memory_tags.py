@@ -151,6 +151,19 @@ def entry_label(number: int, file_name: str) -> str:
 
 
 @register.filter
+def write_action(action: str) -> str:
+    """A pending write's action in plain words (docs/agent_formats.md §Pending queue); an action
+    the panel does not know is shown as the record has it, beside the note that says so."""
+    labels = {
+        "add": _("Add an entry"),
+        "replace": _("Replace an entry"),
+        "remove": _("Remove an entry"),
+        "batch": _("Several changes"),
+    }
+    return labels.get(action, action)
+
+
+@register.filter
 def blocked_label(pattern_ids: Sequence[str]) -> str:
     return _("Blocked: %(ids)s") % {"ids": ", ".join(pattern_ids)}
 
