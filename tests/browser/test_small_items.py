@@ -130,7 +130,8 @@ def test_it_keeps_approve_and_reject_disabled_until_a_pending_write_is_selected(
     page = context.new_page()
     try:
         page.goto(f"{live_server.url}/memory/pending/")
-        buttons = [page.get_by_role("button", name="Approve selected"), page.get_by_role("button", name="Reject selected")]
+        buttons = [page.get_by_role("button", name="Approve selected"),
+                   page.get_by_role("button", name="Reject selected")]
         boxes = page.locator("input[type=checkbox][name=pending_id]")
         assert boxes.count() >= 2
         for button in buttons:
