@@ -92,7 +92,8 @@ def _translate_ui_texts() -> dict[str, str]:
         "default": _("Default: %(default)s"),
         "source_stored": _("stored"),
         "source_fallback": _("stored in %(location)s"),
-        "source_alias": _("under its old name %(key)s"),
+        "source_alias": _("stored under an older name"),
+        "source_alias_title": _("Where the current value comes from: the older key %(key)s"),
         "source_env": _("from .env %(variable)s"),
         "source_override": _("overridden by .env %(variable)s"),
         "source_default": _("default"),
@@ -118,7 +119,7 @@ def _source_text(state: Any, ui: Mapping[str, str]) -> str:
             return _fill(ui["source_fallback"], {"location": state.fallback_location})
         return ui["source_stored"]
     if source == "alias":
-        return _fill(ui["source_alias"], {"key": state.stored_key or ""})
+        return ui["source_alias"]
     if source in ("env_fallback", "seed_env"):
         return _fill(ui["source_env"], {"variable": variable})
     if source == "env_override":
@@ -253,6 +254,9 @@ class FieldRow:
             self.shared_note = _fill(ui["shared"], {"file": state.location.get("file", "")})
         self.source_text = _source_text(state, ui)
         self.source_class = _SOURCE_CLASSES.get(state.source or "", "badge--muted")
+        # The badge says it in words; the older key itself is for whoever hovers (or edits YAML).
+        self.source_title = (_fill(ui["source_alias_title"], {"key": state.stored_key or ""})
+                             if state.source == "alias" else ui["source_title"])
         shown_default = state.default
         if self.kind == "select":
             # The choice list shows labels, so the default line names the same label.
