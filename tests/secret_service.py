@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -53,6 +54,8 @@ class SecretServiceSession:
         self.log = self.root / "gnome-keyring.log"
         self._pids: list[int] = []
         self._daemon: subprocess.Popen[bytes] | None = None
+        self._connection: Any = None
+        self._connection_lock = threading.RLock()
 
     # -- lifecycle --------------------------------------------------------------------------------
 
@@ -116,6 +119,7 @@ class SecretServiceSession:
         raise RuntimeError("gnome-keyring-daemon did not appear on the test bus")
 
     def stop(self) -> None:
+        self._drop_connection()
         if self._daemon is not None and self._daemon.poll() is None:
             self._daemon.terminate()
             try:
@@ -130,11 +134,29 @@ class SecretServiceSession:
 
     # -- D-Bus calls ------------------------------------------------------------------------------
 
-    def connect(self) -> Any:
-        """A connection to this test bus (a context manager), patient with a busy machine."""
+    @contextlib.contextmanager
+    def connect(self) -> Iterator[Any]:
+        """This service's one connection for the fixture's own calls, lent to one caller at a time
+        and patient with a busy machine. One, not one per call: gnome-keyring can abort when a new
+        client's first request races its bookkeeping of that client (docs/security.md, "Few
+        connections to the keyring"), and the fixture asks often (readiness, listings)."""
         from jeepney.io.blocking import open_dbus_connection
 
-        return open_dbus_connection(bus=self.address, auth_timeout=BUS_HANG_GUARD_SECONDS)
+        with self._connection_lock:
+            if self._connection is None:
+                self._connection = open_dbus_connection(bus=self.address, auth_timeout=BUS_HANG_GUARD_SECONDS)
+            try:
+                yield self._connection
+            except OSError:  # timed out or cut: a reply may be left unread, so start afresh next time
+                self._drop_connection()
+                raise
+
+    def _drop_connection(self) -> None:
+        with self._connection_lock:
+            if self._connection is not None:
+                with contextlib.suppress(OSError):
+                    self._connection.close()
+                self._connection = None
 
     @contextlib.contextmanager
     def bus_paused(self) -> Iterator[None]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -156,14 +156,30 @@ def item_detail(*, home: Path, name: str, item_id: str) -> ShownItem:
 LEFT_BEHIND_SHOWN = 200
 
 
-def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool]:
+def former_entries(*, home: Path) -> set[str]:
+    """Every text a recorded write put into (or took whole out of) MEMORY.md or USER.md, trimmed:
+    the agent's ``memory`` calls in its history and the panel's own writes (its audit log), as the
+    entries' provenance reads them (docs/agent_formats.md §Memory tool calls in history)."""
+    from admin_panel.selectors.provenance import memory_history, panel_writes
+
+    found, _state = memory_history(home=home)
+    events = [*(found.writes if found is not None else ()), *panel_writes(home=home)]
+    return {text.strip() for event in events for op in event.ops for text in (op.content, op.old_text)
+            if text and text.strip()}
+
+
+def left_behind(*, home: Path, name: str) -> tuple[list[ShownItem], bool, set[str]]:
     """Copies in the mirror categories whose built-in entry is gone: the first LEFT_BEHIND_SHOWN,
-    and whether there are more (cleaning those up shows the next ones)."""
+    whether there are more (cleaning those up shows the next ones), and the ids of those whose text
+    a built-in store is known to have held. The others may be facts the agent stored on its own in
+    those categories: the page lists them apart and does not tick them."""
     store = source(home=home, name=name)
     if store is None or not store.exists():
-        return [], False
+        return [], False, set()
     items = store.copies_without_entry(builtin_entries(home=home), limit=LEFT_BEHIND_SHOWN + 1)
-    return _shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN
+    known = former_entries(home=home)
+    return (_shown(home, items[:LEFT_BEHIND_SHOWN]), len(items) > LEFT_BEHIND_SHOWN,
+            {item.id for item in items if item.text.strip() in known})
 
 
 def still_left_behind(*, home: Path, name: str, item_ids: list[str]) -> list[str]:
@@ -224,6 +240,45 @@ def entry_copies(*, home: Path, entries: Mapping[str, list[str]]) -> dict[tuple[
     return {key: EntryCopy(provider=name, item_id=item.id, version=str(item.details.get("version", "")),
                            label=str(item.details.get("path") or item.id), can_update=updatable)
             for key, item in found.items()}
+
+
+@dataclass(frozen=True)
+class PendingCopy:
+    """The copy of the entry a staged remove/replace will take out of its store."""
+
+    target: str
+    entry: str  # the whole entry the staged write hits
+    new_text: str | None  # a replace's new text; None for a remove
+    copy: EntryCopy
+
+
+def _staged_hit(entries: Sequence[str], old_text: str, pinned: str | None) -> str | None:
+    """The entry a staged replace/remove will hit, by the store's rule: the entry it was pinned to,
+    else the one entry holding ``old_text`` (several different ones: the store refuses)."""
+    if pinned:
+        return pinned if pinned in entries else None
+    hits = {entry for entry in entries if old_text and old_text.strip() in entry}
+    return hits.pop() if len(hits) == 1 else None
+
+
+def pending_copies(*, home: Path, rows: Sequence[Any]) -> dict[str, PendingCopy]:
+    """Pending id → the copy of the entry its staged remove or replace hits, for the single
+    remove/replace rows whose entry has a copy in the active provider. Approving it then offers
+    the copy like a remove or replace made in the panel does."""
+    current = builtin_entries(home=home)
+    hits: dict[str, tuple[str, str, str | None]] = {}
+    for row in rows:
+        if row.action not in ("remove", "replace") or row.problem or row.target not in current:
+            continue
+        entry = _staged_hit(current[row.target], row.old_text or "", row.matched_entry)
+        if entry is not None:
+            hits[row.id] = (row.target, entry, (row.content or "") if row.action == "replace" else None)
+    entries: dict[str, list[str]] = {}
+    for target, entry, _new in hits.values():
+        entries.setdefault(target, []).append(entry)
+    found = entry_copies(home=home, entries=entries) if entries else {}
+    return {pending_id: PendingCopy(target=target, entry=entry, new_text=new, copy=found[(target, entry)])
+            for pending_id, (target, entry, new) in hits.items() if (target, entry) in found}
 
 
 @dataclass(frozen=True)

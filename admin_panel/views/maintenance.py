@@ -27,7 +27,7 @@ from admin_panel.services import maintenance as services
 from admin_panel.services import provider_contents as contents_services
 from admin_panel.services.memory import write_refusal
 from admin_panel.services.write_errors import DISK_FULL_STATUS
-from admin_panel.views.memory import UNDO_SECONDS, handle_copy, ref_copies, report_copies
+from admin_panel.views.memory import UNDO_SECONDS, copy_undos, handle_copy, ref_copies, report_copies, undo_copies
 
 
 def _target_or_404(target: str) -> str:
@@ -133,10 +133,10 @@ def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
     outcome = services.apply_change(home=home, user=request.user, target=target, originals=originals, merged=merged)
     if outcome.ok:
         messages.success(request, outcome.message)
-        _follow_copies(request, home=home, copies=copies, rewrite=rewrite, changed=outcome.changed or [],
-                       merged=merged)
+        done = _follow_copies(request, home=home, copies=copies, rewrite=rewrite, changed=outcome.changed or [],
+                              merged=merged)
         if outcome.undo is not None:
-            request.session[services.UNDO_SESSION_KEY] = outcome.undo
+            request.session[services.UNDO_SESSION_KEY] = {**outcome.undo, "copies": copy_undos(done)}
         return redirect(context["page_url"])
     context.update(
         step="review",
@@ -150,18 +150,22 @@ def memory_merge(request: HttpRequest, target: str) -> HttpResponse:
 
 
 def _follow_copies(request: HttpRequest, *, home: Path, copies: dict[Any, dict[str, Any]], rewrite: bool,
-                   changed: list[str], merged: str) -> None:
+                   changed: list[str], merged: str) -> list[Any]:
     """The provider copies of what the merge removed: a rewrite of one entry updates, deletes or
-    keeps its copy as chosen; entries merged away or deleted lose the copies that were ticked."""
+    keeps its copy as chosen; entries merged away or deleted lose the copies that were ticked.
+    Returns what was done to them, which the change's undo reverses."""
+    done: list[Any] = []
     if rewrite:
         for (_target, text, _ref), view in copies.items():
             if text in changed:
-                handle_copy(request, home=home, copy=view["copy"], view=view, old_text=text, new_text=merged)
-        return
+                done += handle_copy(request, home=home, copy=view["copy"], view=view, old_text=text, new_text=merged)
+        return done
     wanted = set(request.POST.getlist("also_copy"))
-    chosen = [view for (_target, text, ref), view in copies.items() if ref in wanted and text in changed]
-    report_copies(request, contents_services.remove_copies(home=home, user=request.user,
-                                                           copies=[view["copy"] for view in chosen]), chosen)
+    picked = [(text, view) for (_target, text, ref), view in copies.items() if ref in wanted and text in changed]
+    done = contents_services.remove_copies(home=home, user=request.user, copies=[view["copy"] for _t, view in picked],
+                                           texts=[text for text, _view in picked])
+    report_copies(request, done, [view for _text, view in picked])
+    return done
 
 
 @require_POST
@@ -176,4 +180,6 @@ def memory_maintenance_undo(request: HttpRequest, target: str) -> HttpResponse:
         return redirect(page_url)
     outcome = services.undo_change(home=current_home(), user=request.user, offer=offer)
     (messages.success if outcome.ok else messages.error)(request, outcome.message)
+    if outcome.ok:
+        undo_copies(request, home=current_home(), undos=offer.get("copies"))
     return redirect(page_url)

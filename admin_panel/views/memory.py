@@ -192,6 +192,7 @@ def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view
     return {
         "overview": overview,
         "provider_copies": _provider_copies(overview) if view == "page" else {},
+        "pending_copies": _pending_copies(current_home(), overview.pending) if view == "pending" else {},
         "can_change": can_change(request.user),
         "live_view": view,
         "page_url": page_url,
@@ -200,8 +201,12 @@ def _live_context(request: HttpRequest, overview: selectors.MemoryOverview, view
     }
 
 
+def _copy_label(provider: str, label: str) -> str:
+    return _("fact %(id)s") % {"id": label} if provider == "holographic" else label
+
+
 def _copy_view(copy: contents_selectors.EntryCopy) -> dict[str, str]:
-    label = _("fact %(id)s") % {"id": copy.label} if copy.provider == "holographic" else copy.label
+    label = _copy_label(copy.provider, copy.label)
     return {"provider": copy.provider, "label": label, "can_update": "1" if copy.can_update else "",
             "url": reverse("provider_contents_item", args=[copy.provider, copy.item_id]), "version": copy.version}
 
@@ -214,6 +219,17 @@ def _provider_copies(overview: selectors.MemoryOverview) -> dict[str, dict[str, 
         entries.setdefault(row.target, []).append(row.text)
     found = contents_selectors.entry_copies(home=current_home(), entries=entries)
     return {row.ref: _copy_view(found[(row.target, row.text)]) for row in rows if (row.target, row.text) in found}
+
+
+def _pending_copies(home: Path, rows: list[Any]) -> dict[str, dict[str, Any]]:
+    """Each staged remove/replace whose entry has a copy in the active provider → the same choice a
+    remove or replace made in the panel offers (``_copy_choice.html``), named after the record."""
+    views = {}
+    for pending_id, found in contents_selectors.pending_copies(home=home, rows=rows).items():
+        views[pending_id] = {**_copy_view(found.copy), "copy": found.copy, "entry": found.entry,
+                             "target": found.target, "new_text": found.new_text, "removing": found.new_text is None,
+                             "field": f"copy_action_{pending_id}", "idp": f"copy-{pending_id}"}
+    return views
 
 
 def _undo_offer(request: HttpRequest) -> dict[str, Any] | None:
@@ -460,13 +476,42 @@ def memory_delete_confirm(request: HttpRequest) -> HttpResponse:
         messages.add_message(request, getattr(messages, level.upper()), text)
     wanted = set(request.POST.getlist("also_copy"))
     deleted = set(outcome.deleted)
+    picked = [(target, text) for (target, text, ref), _copy in copies.items() if ref in wanted
+              and (target, text) in deleted]
     chosen = [copy for (target, text, ref), copy in copies.items() if ref in wanted and (target, text) in deleted]
-    report_copies(request, contents_services.remove_copies(home=home, user=request.user,
-                                                             copies=[c["copy"] for c in chosen]), chosen)
+    done = contents_services.remove_copies(home=home, user=request.user, copies=[c["copy"] for c in chosen],
+                                           texts=[text for _target, text in picked])
+    report_copies(request, done, chosen)
     if outcome.restorable:
+        # Each copy's undo names its entry: the undo puts a copy back only with its entry.
+        undos = [{**undo, "entry": list(entry)} for entry, undo in zip(picked, (o.undo for o in done), strict=True)
+                 if undo is not None]
         request.session[UNDO_SESSION_KEY] = {"at": time.time(), "deleted": len(outcome.deleted),
-                                            "items": [list(item) for item in outcome.restorable]}
+                                            "items": [list(item) for item in outcome.restorable], "copies": undos}
     return _done(request, next_url)
+
+
+def copy_undos(outcomes: list[Any]) -> list[dict[str, Any]]:
+    """What an undo needs to reverse the copies a change deleted or updated (kept in the session)."""
+    return [outcome.undo for outcome in outcomes if outcome.removed and outcome.undo is not None]
+
+
+def undo_copies(request: HttpRequest, *, home: Path, undos: Any) -> None:
+    """The copies the undone change deleted put back (its updated ones given their old text), one
+    line each: a provider that cannot put a deleted item back says so."""
+    results = contents_services.undo_copies(home=home, user=request.user,
+                                            undos=undos if isinstance(undos, list) else [])
+    for result in results:
+        view = {"provider": result.provider, "label": _copy_label(result.provider, result.label)}
+        if result.ok:
+            messages.success(request, _("%(provider)s: its copy (%(label)s) is back as it was too.") % view)
+        elif result.why == "impossible":
+            messages.warning(request, _("%(provider)s: its copy (%(label)s) cannot be put back: %(provider)s "
+                                        "allows no undo of a delete. The entry is back in the built-in store "
+                                        "only.") % view)
+        else:
+            messages.error(request, _("%(provider)s: its copy (%(label)s) was NOT put back (%(why)s); the entry "
+                                      "itself is back.") % {**view, "why": _copy_failure(result.why)})
 
 
 def ref_copies(home: Path, refs: list[selectors.ResolvedRef]) -> dict[tuple[str, str, str], dict[str, Any]]:
@@ -484,21 +529,28 @@ COPY_ACTIONS = ("update", "delete", "keep")
 
 
 def handle_copy(request: HttpRequest, *, home: Path, copy: contents_selectors.EntryCopy, view: dict[str, Any],
-                 old_text: str, new_text: str) -> None:
-    """The replaced entry's copy, as the person chose: updated to the new text, deleted, or kept.
-    A form from before the choice existed sends only ``also_copy`` (delete when ticked)."""
-    action = request.POST.get("copy_action", "")
+                old_text: str, new_text: str | None, field: str = "copy_action") -> list[Any]:
+    """The replaced (or, with ``new_text`` None, removed) entry's copy, as the person chose in
+    ``field``: updated to the new text, deleted, or kept. A form from before the choice existed
+    sends only ``also_copy`` (delete when ticked). Returns what was done, for an undo."""
+    action = request.POST.get(field, "")
     if action not in COPY_ACTIONS:
         action = "delete" if request.POST.get("also_copy") else "keep"
-    if action == "update" and copy.can_update:
-        outcome = contents_services.update_copy(home=home, user=request.user, copy=copy, old_text=old_text,
-                                                new_text=new_text)
-        report_copies(request, [outcome], [view])
+    if action == "update" and copy.can_update and new_text is not None:
+        outcomes = [contents_services.update_copy(home=home, user=request.user, copy=copy, old_text=old_text,
+                                                  new_text=new_text)]
     elif action == "delete":
-        report_copies(request, contents_services.remove_copies(home=home, user=request.user, copies=[copy]), [view])
+        outcomes = contents_services.remove_copies(home=home, user=request.user, copies=[copy], texts=[old_text])
     else:
-        messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the text "
-                                 "before your change.") % view)
+        if new_text is None:
+            messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the "
+                                     "removed entry's text.") % view)
+        else:
+            messages.info(request, _("%(provider)s: its copy (%(label)s) was left as it is; it still holds the "
+                                     "text before your change.") % view)
+        return []
+    report_copies(request, outcomes, [view])
+    return outcomes
 
 
 def _copy_failure(why: str) -> str:
@@ -557,6 +609,10 @@ def memory_undo(request: HttpRequest) -> HttpResponse:
     ]
     report = services.readd_entries(home=current_home(), user=request.user, items=items, reason="undo")
     _report_readd(request, report)
+    back = {*report.added, *report.already_present}
+    undos = offer.get("copies") if isinstance(offer.get("copies"), list) else []
+    undo_copies(request, home=current_home(), undos=[u for u in undos if isinstance(u, dict)
+                                                     and tuple(u.get("entry") or ()) in back])
     return _done(request, _next_url(request))
 
 
@@ -595,6 +651,9 @@ def memory_pending_action(request: HttpRequest) -> HttpResponse:
         return render(request, "memory/pending.html", _live_context(request, overview, "pending"), status=400)
     ids = form.cleaned_data["pending_id"]
     if form.cleaned_data["action"] == "approve":
+        # Looked up before the approval, as a direct remove does: the entry is what names its copy.
+        pending_rows, _unreadable = selectors.pending_queue(home=home)
+        copies = _pending_copies(home, [row for row in pending_rows if row.id in set(ids)])
         for outcome in services.approve_pending(home=home, user=request.user, ids=ids):
             if outcome.ok:
                 messages.success(
@@ -602,6 +661,12 @@ def memory_pending_action(request: HttpRequest) -> HttpResponse:
                     _("Approved and saved %(id)s: %(summary)s")
                     % {"id": outcome.pending_id, "summary": outcome.summary},
                 )
+                view = copies.get(outcome.pending_id)
+                # Only once the entry is really gone from its store (the approval took it out).
+                if view is not None and view["entry"] not in contents_selectors.builtin_entries(home=home).get(
+                        view["target"], []):
+                    handle_copy(request, home=home, copy=view["copy"], view=view, old_text=view["entry"],
+                                new_text=view["new_text"], field=view["field"])
             else:
                 messages.error(
                     request,

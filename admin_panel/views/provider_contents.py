@@ -12,7 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -248,15 +248,19 @@ def contents_left_behind(request: HttpRequest, name: str) -> HttpResponse:
             return redirect(reverse("provider_contents_left_behind", args=[name]))
         outcome = services.delete_items(home=home, user=request.user, name=name, item_ids=current)
         if outcome.removed:
-            messages.success(request, _("Removed %(count)d copies from %(provider)s.") % {
-                "count": len(outcome.removed), "provider": name})
+            count = len(outcome.removed)
+            messages.success(request, ngettext("Removed %(count)d copy from %(provider)s.",
+                                               "Removed %(count)d copies from %(provider)s.", count)
+                             % {"count": count, "provider": name})
         for item_id, _why in outcome.failed:
             messages.error(request, _("Item %(id)s was not removed: it is no longer there or the store refused.")
                            % {"id": item_id})
         return redirect(reverse("provider_contents_left_behind", args=[name]))
     try:
-        rows, more = selectors.left_behind(home=home, name=name)
+        rows, more, known = selectors.left_behind(home=home, name=name)
     except ContentsError as exc:
         return render(request, "contents/page.html", {"name": name, "error": _error_text(exc), "c": None}, status=503)
-    return render(request, "contents/left_behind.html", {"name": name, "rows": rows, "more": more,
-                                                          "can_change": can_change(request.user)})
+    return render(request, "contents/left_behind.html", {
+        "name": name, "rows": rows, "more": more, "can_change": can_change(request.user),
+        "former": [row for row in rows if row.item.id in known],
+        "unknown": [row for row in rows if row.item.id not in known]})

@@ -127,6 +127,19 @@ def can_replace_text(source: object) -> bool:
     return isinstance(source, ReplacesText)
 
 
+@runtime_checkable
+class RemovesText(Protocol):
+    """Optional: a source whose item may hold more than one built-in entry's text (byterover's
+    curated files), so removing an entry's copy cuts only that text and keeps the rest. A source
+    without it deletes the whole item, which is then the entry's copy and nothing else."""
+
+    def remove_text(self, item_id: str, text: str, *, expected: str | None = None) -> Removed: ...
+
+
+def can_remove_text(source: object) -> bool:
+    return isinstance(source, RemovesText)
+
+
 # Providers the panel cannot browse from here, and what it would take (shown as-is on their page).
 UNREACHABLE: dict[str, str] = {
     "mem0": "mem0 keeps memories in the Mem0 cloud service; browsing them needs its API key and network access "

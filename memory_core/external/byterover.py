@@ -3,7 +3,8 @@
 
 The ``brv`` CLI curates each write through an LLM into a new file, so nothing ties a file to the
 built-in entry it came from: a mirror is a file whose text holds the entry's text. A delete removes
-the file (brv keeps no index the panel must update); the undo writes the same bytes back.
+the file (brv keeps no index the panel must update); removing an entry's copy cuts only the entry's
+text out of its file; the undo writes the same bytes back.
 """
 
 from __future__ import annotations
@@ -190,6 +191,52 @@ class ByteroverTree:
         undo = {"path": item.details["path"], "data": base64.b64encode(data).decode("ascii")}
         return Removed(item=item, undo=undo)
 
+    def remove_text(self, item_id: str, text: str, *, expected: str | None = None) -> Removed:
+        """A built-in entry's copy taken out of a file that may hold more: only ``text`` (with its
+        line ending when it fills whole lines) is cut, every other byte kept; the file goes only
+        when nothing but its front matter and blank space is left. Refused (nothing written) like
+        ``replace_text``. The undo writes the file's old bytes back while it is still as the cut
+        left it (docs/provider_contents.md)."""
+        path = self._path(_relative(item_id))
+        item = self._item(path)
+        if expected is not None and expected != item.details["version"]:
+            raise ContentsError("The file changed since you opened it; nothing was deleted.", code="changed")
+        try:
+            raw = path.read_bytes()
+            data = raw.decode("utf-8")
+        except FileNotFoundError:
+            raise NotFound() from None
+        except (OSError, UnicodeDecodeError):
+            raise ContentsError("The file could not be read.", code="unreadable") from None
+        old = text.strip()
+        if not old or data.count(old) != 1:
+            raise ContentsError("The file does not hold the entry's text word for word; it was left as it is.",
+                                code="unmatched")
+        start = data.index(old)
+        end = start + len(old)
+        if (start == 0 or data[start - 1] == "\n") and data[end:end + 1] == "\n":
+            end += 1  # the entry was its own line(s): its line ending goes with it
+        left = data[:start] + data[end:]
+        undo = {"path": item.details["path"], "data": base64.b64encode(raw).decode("ascii")}
+        if not split_front_matter(left)[1].strip():
+            try:
+                os.unlink(path)
+            except FileNotFoundError:
+                raise NotFound() from None
+            except OSError:
+                raise ContentsError("The file could not be removed.", code="unwritable") from None
+            return Removed(item=item, undo=undo)
+        written = left.encode("utf-8")
+        temp = path.with_name(f".{path.name}.panel-cut")
+        try:
+            temp.write_bytes(written)
+            os.replace(temp, path)
+        except OSError:
+            temp.unlink(missing_ok=True)
+            raise ContentsError("The file could not be written.", code="unwritable") from None
+        undo["cut"] = hashlib.sha256(written).hexdigest()
+        return Removed(item=item, undo=undo, notes=["the rest of the file kept"])
+
     def replace_text(self, item_id: str, text: str, *, expected: str | None = None, old: str = "") -> Item:
         """``old`` (the entry's text before the change) replaced by ``text`` inside the same file,
         front matter and the rest of the file kept; written by a temporary file and a rename. brv
@@ -228,7 +275,16 @@ class ByteroverTree:
         if Path(relative).is_absolute() or ".." in parts or not relative.endswith(".md"):
             raise ContentsError("This undo no longer applies.", code="stale")
         path = self.root / relative
-        if path.exists():
+        cut = undo.get("cut")
+        if cut is not None:
+            # A copy cut out of a file that stays: its old bytes go back only over what the cut left.
+            try:
+                now = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+            except OSError:
+                now = None
+            if now != cut:
+                raise ContentsError("The file changed since; nothing was restored.", code="clash")
+        elif path.exists():
             raise ContentsError("A file of that name is back already; nothing was restored.", code="clash")
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f".{path.name}.panel-restore")

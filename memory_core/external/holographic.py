@@ -568,7 +568,10 @@ class HolographicStore:
             remap: dict[int, int] = {}
             for entity in entities:
                 old_id = int(entity["entity_id"])
-                same = conn.execute("SELECT entity_id FROM entities WHERE name LIKE ?", (entity["name"],)).fetchone()
+                # The plugin's case-blind name match, but the name as it is: "_" and "%" in it are
+                # letters here, not wildcards that would link the fact to another entity.
+                same = conn.execute("SELECT entity_id FROM entities WHERE name LIKE ? ESCAPE '\\'",
+                                    (_like_escape(str(entity["name"])),)).fetchone()
                 if same is not None:
                     remap[old_id] = int(same[0])
                 elif conn.execute("SELECT 1 FROM entities WHERE entity_id = ?", (old_id,)).fetchone() is None:

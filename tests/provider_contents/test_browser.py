@@ -135,3 +135,22 @@ def test_it_replaces_an_entry_and_updates_its_copy_without_javascript_by_keyboar
     finally:
         context.close()
     assert "Deploys go out on Thursdays." in [r[1] for r in plugin.dump(facts)["facts"]]
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1366, 900)], ids=["phone", "laptop"])
+def test_a_staged_remove_offers_its_copy_on_the_pending_page(signed_in_page, live_server, facts, size):
+    from memory_core.pending import stage
+
+    pending_id = stage(facts.parent, payload={"action": "remove", "target": "memory", "old_text": "Fridays"},
+                       summary="remove")["id"]
+    page = signed_in_page
+    page.set_viewport_size({"width": size[0], "height": size[1]})
+    page.goto(f"{live_server.url}/memory/pending/")
+    choice = page.get_by_role("group", name="When the entry goes, its copy in holographic (fact 3)")
+    expect(choice).to_be_visible()
+    expect(choice.get_by_label("Delete the copy")).to_be_checked()
+    keep_for_docs(screenshot(page, f"pending-copy-choice-{size[0]}"), issue=26)
+    choice.get_by_label("Leave the copy as it is").check()
+    page.get_by_role("button", name=f"Approve {pending_id}").click()
+    expect(page.get_by_text("its copy (fact 3) was left as it is")).to_be_visible()
+    assert "Deploys go out on Fridays." in [r[1] for r in plugin.dump(facts)["facts"]]

@@ -179,3 +179,22 @@ def test_it_leaves_the_bank_alone_when_the_deleted_fact_had_no_vector(db):
     before = plugin.dump(db)["memory_banks"]
     HolographicStore(home=db.parent).delete(str(fact_id))
     assert plugin.dump(db)["memory_banks"] == before
+
+
+def test_a_restore_matches_an_entity_by_its_exact_name_not_as_a_like_pattern(db):
+    """An entity named "Build_Bot" must not be taken for "BuildXBot" ("_" is a LIKE wildcard)."""
+    conn = plugin.connect(db)
+    own = conn.execute("INSERT INTO entities (name) VALUES ('Build_Bot')").lastrowid
+    other = conn.execute("INSERT INTO entities (name) VALUES ('BuildXBot')").lastrowid
+    percent = conn.execute("INSERT INTO entities (name) VALUES ('100% Uptime')").lastrowid
+    conn.execute("INSERT INTO entities (name) VALUES ('100 Percent Uptime')")
+    conn.execute("INSERT INTO fact_entities (fact_id, entity_id) VALUES (4, ?), (4, ?), (2, ?)",
+                 (own, percent, other))
+    conn.close()
+    store = HolographicStore(home=db.parent)
+    removed = store.delete("4")
+    assert {e["name"] for e in removed.undo["entities"]} == {"Build_Bot", "100% Uptime"}
+    restored = store.restore(removed.undo)
+    assert sorted(restored.details["entities"]) == ["100% Uptime", "Build_Bot"]
+    names = [r[1] for r in plugin.dump(db)["entities"]]
+    assert names.count("Build_Bot") == 1 and names.count("100% Uptime") == 1

@@ -73,7 +73,7 @@ def test_it_keeps_a_copy_whose_entry_came_back_after_the_list_was_shown(owner_cl
     done = owner_client.post("/contents/holographic/left-behind/", {"item": ["3", "4"]}, follow=True).content.decode()
     assert [r[0] for r in plugin.dump(facts)["facts"]] == [1, 2, 3]
     assert "Not removed, because by now their entry is in MEMORY.md or USER.md again" in done and ": 3." in done
-    assert "Removed 1 copies from holographic." in done
+    assert "Removed 1 copy from holographic." in done
 
 
 def test_it_points_at_the_context_tree_when_a_byterover_copy_cannot_go(owner_client, home, monkeypatch):
@@ -83,10 +83,10 @@ def test_it_points_at_the_context_tree_when_a_byterover_copy_cannot_go(owner_cli
     topic.mkdir(parents=True)
     (topic / "style.md").write_text("---\ntitle: Style\n---\nPrefers short answers.\n")
 
-    def refuse(self, item_id, *, expected=None):
+    def refuse(self, item_id, text, *, expected=None):
         raise ContentsError("busy", code="busy")
 
-    monkeypatch.setattr(ByteroverTree, "delete", refuse)
+    monkeypatch.setattr(ByteroverTree, "remove_text", refuse)  # a copy is cut out of its file
     ref = entry_ref("user", "Prefers short answers.")
     text = owner_client.post("/memory/delete/", {"entry": ref, "also_copy": ref, "next": "/memory/"},
                              follow=True).content.decode()
