@@ -35,6 +35,19 @@ def test_it_links_a_favicon_that_exists(owner_client, demo_home):
 
 
 @pytest.mark.django_db
+def test_it_answers_favicon_ico_with_the_panels_icon_signed_in_or_not(owner_client, demo_home):
+    from django.test import Client
+
+    client = Client()  # signed out: the sign-in page asks for the icon too
+    for asking in (client, owner_client):
+        response = asking.get("/favicon.ico")
+        assert response.status_code == 302
+        assert response["Location"] == "/static/admin_panel/favicon.svg"
+    icon = client.get("/favicon.ico", follow=True)
+    assert icon.status_code == 200 and icon["Content-Type"].startswith("image/svg+xml")
+
+
+@pytest.mark.django_db
 def test_it_says_beside_the_list_that_nothing_is_selected_without_scripts(owner_client, demo_home):
     response = owner_client.get("/memory/delete/", {"next": "/memory/blocked/"}, follow=True)
     html = response.content.decode()
