@@ -26,6 +26,7 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from admin_panel.forms.widgets import declared_attrs
 from memory_core.caching import MISSING, KeyedCache
 from provider_schemas.values import FieldError, coerce, normalise_input
 
@@ -128,26 +129,6 @@ class DeclaredValue(forms.Field):
         if data is None:
             return False
         return initial is None or initial != data
-
-
-def declared_attrs(kind: str, declared: Any) -> dict[str, str]:
-    """The HTML attributes a declaration's constraints become, for the ones HTML knows (the server
-    checks them all anyway). A number is typed into a text box with a numeric keyboard: a
-    browser's number box drops what it cannot parse ("abc12" becomes "12", "1e" nothing), and
-    what a person typed is never changed silently; the server refuses it and says the range."""
-    attrs: dict[str, str] = {}
-    if kind == "number":
-        attrs["inputmode"] = "numeric" if getattr(declared, "integer", False) else "decimal"
-    if kind != "text" or declared is None:
-        return attrs
-    inputmode = {"url": "url", "port": "numeric"}.get(getattr(declared, "format", ""), "")
-    if inputmode:
-        attrs["inputmode"] = inputmode
-    if getattr(declared, "pattern", "") and not getattr(declared, "keywords", ()):
-        attrs["pattern"] = declared.pattern
-    if getattr(declared, "max_length", None):
-        attrs["maxlength"] = str(declared.max_length)
-    return attrs
 
 
 class DeclaredBool(DeclaredValue):
@@ -346,11 +327,13 @@ def _cached_form_class(schema: Any, fields: Sequence[Any], read_only: tuple[str,
     return made
 
 
-def provider_form_class(field_states: Sequence[Any], schema: Any = None) -> type[ProviderForm]:
+def provider_form_class(field_states: Sequence[Any], schema: Any = None, *,
+                        with_read_only: bool = False) -> type[ProviderForm]:
     """A form class for a provider's editable fields (provider_schemas FieldStates, declaration
-    order); read-only fields are not part of it. With the ``schema`` the states come from, the
+    order); read-only fields are not part of it unless ``with_read_only`` (the page shows them,
+    disabled: ``forms.provider.provider_form``). With the ``schema`` the states come from, the
     class is built once per declaration."""
-    read_only = tuple(s.key for s in field_states if getattr(s, "read_only_reason", None))
+    read_only = () if with_read_only else tuple(s.key for s in field_states if getattr(s, "read_only_reason", None))
     if getattr(schema, "fields", None) is None or [f.key for f in schema.fields] != [s.key for s in field_states]:
         return _build_form_class([s for s in field_states if s.key not in read_only], "")
     return _cached_form_class(schema, schema.fields, read_only)

@@ -1,47 +1,56 @@
-"""The generic provider form's rows: what ``providers/partials/_field.html`` shows for each of
-provider_schemas' field states. Posted data is read by the generated Django form
-(``admin_panel.forms.declared``).
+"""The generic provider form as a page shows it: the generated Django form
+(``admin_panel.forms.declared``) over every field of a provider, whose bound fields
+(``ProviderBoundField``) carry what provider_schemas read for each field (docs/admin_panel.md,
+"Forms from the declaration"). Posted data is read by the same generated form.
 
 Nothing here is provider-specific and nothing here validates values: every rule and message comes
 from provider_schemas (the only additions are about the form controls themselves, such as
 "Replace" chosen with an empty box). Only fields whose value differs from what was rendered are
 submitted, so a displayed default is never written.
 
-Besides the form's names (``admin_panel.forms.declared``), each row posts ``vis:<key>``: whether
-it was shown (lets the per-field endpoint re-render only rows whose visibility flipped).
+Besides the form's names (``admin_panel.forms.declared``), each field with a ``when`` posts
+``vis:<key>``: whether it was shown (lets the per-field endpoint re-render only fields whose
+visibility flipped).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
+from django import forms
+from django.forms import BoundField
 from django.utils import translation
+from django.utils.functional import cached_property
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from admin_panel.cjk_text import tidy_cjk_spaces
-from admin_panel.forms.declared import Submission, declared_attrs
+from admin_panel.forms.declared import ProviderForm, Submission, provider_form_class
 from admin_panel.forms.field_errors import field_error
-from admin_panel.forms.widgets import render_control
+from admin_panel.forms.widgets import (
+    ChoiceControl,
+    SecretControl,
+    SwitchControl,
+    TextareaControl,
+    TextControl,
+    declared_attrs,
+)
 from admin_panel.localisation import localise_message
 from admin_panel.templatetags.dates import when
+from memory_core.caching import MISSING, KeyedCache
 from provider_schemas import prospective_visibility as planned_visibility
 from provider_schemas.constraints import TEXT_TEMPLATES
 
 
-def _dom_id(index: int, key: str) -> str:
-    return f"fld-{index}-" + re.sub(r"[^A-Za-z0-9_-]", "_", key)[:40]
-
-
 def prospective_visibility(state: Any, sub: Submission | None) -> dict[str, bool]:
-    """Which rows show while the user edits: exactly the fields a save of this form's submission
+    """Which fields show while the user edits: exactly the fields a save of this form's submission
     would treat as visible (docs/agent_formats.md §Saving provider values step 3, computed by provider_schemas' planner
     over ``state``, a ProviderState). Without a submission, the state's own visibility."""
     if sub is None or sub.is_empty:
@@ -49,13 +58,13 @@ def prospective_visibility(state: Any, sub: Submission | None) -> dict[str, bool
     return planned_visibility(state, values=sub.values, clear=sub.clear)
 
 
-# --- rows for the template ------------------------------------------------------------------------
+# --- the words of a field ----------------------------------------------------------------------------
 
 
 def ui_texts() -> dict[str, str]:
-    """Every word of the field row in the active language, translated once per language and
+    """Every word of a provider field in the active language, translated once per language and
     process (the catalogs are loaded once per process; gettext through Django's per-thread
-    machinery costs more than the rest of a row's preparation). The dict is shared: read only."""
+    machinery costs more than the rest of a field's preparation). The dict is shared: read only."""
     language = translation.get_language() or ""
     texts = _ui_texts_by_language.get(language)
     if texts is None:
@@ -166,7 +175,6 @@ def location_text(location: Mapping[str, Any] | None, ui: Mapping[str, str]) -> 
     return f"{where} · {detail}" if detail else where
 
 
-
 def _set_at_html(text: str, set_at: str | None) -> SafeString | str:
     """"Last written by the panel: …" with the moment as every page shows one (``{% when %}``);
     ``set_at`` is the API's UTC stamp (docs/api.md)."""
@@ -185,78 +193,157 @@ def _fill(text: str, values: Mapping[str, Any]) -> str:
     return tidy_cjk_spaces(text % values)
 
 
-@dataclass
-class FieldRow:
-    """Everything ``providers/partials/_field.html`` needs for one field, as ready-made values.
+class ProviderBoundField(BoundField):
+    """One field of the provider form as the page shows it: Django's bound field with what
+    provider_schemas read from the files (status, source, where it is stored, the ``when`` note)
+    and what this page adds (the error, whether it is shown, whether it can be changed) as its
+    properties. ``{{ field.as_field_group }}`` renders ``admin_panel/fields/provider.html``
+    around the control, which the kind's widget renders (``forms.widgets``).
 
-    The partial is rendered for every field of every provider page, so it only reads plain
-    attributes: all text (translated) and choices are worked out here, once.
+    Everything about the page comes from the form's ``page`` (``FormPage``, set by
+    ``provider_form``): the bound field is made on first access, after it is set.
     """
 
-    state: Any  # provider_schemas FieldState
-    index: int
-    value: str  # what the control shows
-    original: str  # what was rendered from the files (compared on submit)
-    visible: bool
-    when_note: str
-    ui: dict[str, str]
-    error: str = ""
-    reset: bool = False
-    secret_action: str = "keep"  # noqa: S105 - a choice, not a secret
-    disabled: bool = False
-    validate_url: str = ""
-    secret_store_label: str = ""
+    template_name = "admin_panel/fields/provider.html"
 
-    def __post_init__(self) -> None:
-        state, ui = self.state, self.ui
-        self.key = state.key
-        self.kind = state.kind
-        self.label = state.label
-        self.description = state.description
-        self.info = state.info
-        self.placeholder = state.placeholder
-        self.has_when = bool(state.when)
-        self.warnings = [localise_message(w.message) for w in state.warnings]
-        self.dom_id = _dom_id(self.index, self.key)
-        self.row_id = "row-" + self.dom_id
-        self.is_secret = self.kind == "secret"
-        self.read_only_reason = getattr(state, "read_only_reason", None) or ""
-        self.about = _fill(ui["about"], {"label": self.label})
+    def __init__(self, form: ProviderForm, field: forms.Field, name: str) -> None:
+        super().__init__(form, field, name)
+        self.page: FormPage = form.page
+        self.state = self.page.states[name]  # provider_schemas FieldState
+        self.label = self.state.label  # translated (admin_panel.localisation)
+        self.ui = self.page.ui
+
+    # --- what the page holds for this field --------------------------------------------------
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    @property
+    def kind(self) -> str:
+        return self.state.kind
+
+    @property
+    def is_secret(self) -> bool:
+        return self.state.kind == "secret"
+
+    @property
+    def has_when(self) -> bool:
+        return bool(self.state.when)
+
+    @property
+    def visible(self) -> bool:
+        return self.page.visibility.get(self.name, True)
+
+    @property
+    def error(self) -> str:
+        return self.page.errors.get(self.name, "")
+
+    @property
+    def reset(self) -> bool:
+        return self.name in self.page.resets
+
+    @property
+    def read_only_reason(self) -> str:
+        return getattr(self.state, "read_only_reason", None) or ""
+
+    def value(self) -> str:
+        """What the control shows: the files' value, or what the user typed when the page comes
+        back to them; for a secret, the chosen action (never a stored value)."""
+        if self.is_secret:
+            return self.page.secret_actions.get(self.name, "keep")
+        return self.page.shown.get(self.name, self.state.value)
+
+    # --- texts --------------------------------------------------------------------------------
+
+    @cached_property
+    def dom_id(self) -> str:
+        return f"fld-{self.page.index[self.name]}-" + re.sub(r"[^A-Za-z0-9_-]", "_", self.name)[:40]
+
+    @property
+    def row_id(self) -> str:
+        return "row-" + self.dom_id
+
+    @property
+    def help_id(self) -> str:
+        return f"{self.dom_id}-help"
+
+    @property
+    def error_id(self) -> str:
+        return f"{self.dom_id}-error"
+
+    @property
+    def describedby(self) -> str:
+        return f"{self.error_id} {self.help_id}" if self.error else self.help_id
+
+    @property
+    def classes(self) -> str:
         classes = ["field", f"field--{self.kind}"]
         if not self.visible:
             classes.append("field--off")
         if self.error:
             classes.append("field--invalid")
-        self.classes = " ".join(classes)
-        self.help_id = f"{self.dom_id}-help"
-        self.error_id = f"{self.dom_id}-error"
-        self.describedby = f"{self.error_id} {self.help_id}" if self.error else self.help_id
-        self.live_url = ""
-        if self.validate_url and not self.is_secret and not self.disabled:
-            self.live_url = f"{self.validate_url}?key={quote(self.key, safe='')}"
-        if self.is_secret:
-            self.is_set = bool(state.is_set)
-            self.required = bool(state.required)
-            self.status_text = _fill(ui["status"], {"status": secret_status_text(state, ui)})
-            self.set_at_text = _set_at_html(ui["set_at"], state.set_at)
-            self.status_line = mark_safe(tidy_cjk_spaces(  # noqa: S308 - escaped text and a built element
-                f"{escape(self.status_text)} {self.set_at_text}".strip()))
-            if self.secret_store_label:
-                self.stored_text = _fill(ui["stored_as"],
-                                         {"variable": state.env_key or "", "store": self.secret_store_label})
-            else:
-                self.stored_text = _fill(ui["stored_in"], {"where": location_text(state.location, ui)})
-            self.control = self._secret_control()
-            return
-        # Honcho root keys sit outside the host block: every host of the file reads them.
-        self.shared_note = ""
+        return " ".join(classes)
+
+    @property
+    def live_url(self) -> str:
+        """Where htmx sends the row when it changes (secrets and unchangeable rows: nowhere)."""
+        if self.page.validate_url and not self.is_secret and not self.field.disabled:
+            return f"{self.page.validate_url}?key={quote(self.name, safe='')}"
+        return ""
+
+    @property
+    def about(self) -> str:
+        return _fill(self.ui["about"], {"label": self.label})
+
+    @property
+    def when_note(self) -> str:
+        return when_note(self.state, self.page.states)
+
+    @property
+    def warnings(self) -> list[str]:
+        return [localise_message(w.message) for w in self.state.warnings]
+
+    @property
+    def status_line(self) -> SafeString:
+        """A secret's "Status: set in .env. Last written by the panel: …" (never its value)."""
+        status = _fill(self.ui["status"], {"status": secret_status_text(self.state, self.ui)})
+        set_at = _set_at_html(self.ui["set_at"], self.state.set_at)
+        return mark_safe(tidy_cjk_spaces(f"{escape(status)} {set_at}".strip()))  # noqa: S308 - escaped text and a built element
+
+    @property
+    def stored_text(self) -> str:
+        state, ui = self.state, self.ui
+        if self.is_secret and self.page.secret_store_label:
+            return _fill(ui["stored_as"], {"variable": state.env_key or "", "store": self.page.secret_store_label})
+        return _fill(ui["stored_in"], {"where": location_text(state.location, ui)})
+
+    @property
+    def shared_note(self) -> str:
+        """Honcho root keys sit outside the host block: every host of the file reads them."""
+        state = self.state
         if state.location.get("store") == "honcho_host_block" and getattr(state.field, "scope", "host") == "root":
-            self.shared_note = _fill(ui["shared"], {"file": state.location.get("file", "")})
-        self.source_text = _source_text(state, ui)
-        self.source_class = _SOURCE_CLASSES.get(state.source or "", "badge--muted")
-        # The badge says it in words; the older key itself is for whoever hovers (or edits YAML).
-        self.source_title = (_fill(ui["source_alias_title"], {"key": state.stored_key or ""})
-                             if state.source == "alias" else ui["source_title"])
+            return _fill(self.ui["shared"], {"file": state.location.get("file", "")})
+        return ""
+
+    @property
+    def source_text(self) -> str:
+        return _source_text(self.state, self.ui)
+
+    @property
+    def source_class(self) -> str:
+        return _SOURCE_CLASSES.get(self.state.source or "", "badge--muted")
+
+    @property
+    def source_title(self) -> str:
+        """The badge says it in words; the older key itself is for whoever hovers (or edits YAML)."""
+        if self.state.source == "alias":
+            return _fill(self.ui["source_alias_title"], {"key": self.state.stored_key or ""})
+        return self.ui["source_title"]
+
+    @property
+    def default_text(self) -> str:
+        state = self.state
         shown_default = state.default
         if self.kind == "select":
             # The choice list shows labels, so the default line names the same label.
@@ -264,91 +351,137 @@ class FieldRow:
             shown_default = labels.get(state.default) or state.default
         elif self.kind == "bool" and state.default in ("true", "false"):
             # A switch shows on/off, not the stored word.
-            shown_default = ui["on"] if state.default == "true" else ui["off"]
-        self.default_text = _fill(ui["default"], {"default": shown_default or ui["blank"]})
-        self.stored_text = _fill(ui["stored_in"], {"where": location_text(state.location, ui)})
-        self.show_reset = bool(state.is_set) and not self.disabled
-        self.option_help = [
-            (o.get("label"), o.get("description"))
-            for o in state.options
-            if o.get("description") and not o.get("disabled")
-        ]
-        self.control = self._value_control()
+            shown_default = self.ui["on"] if state.default == "true" else self.ui["off"]
+        return _fill(self.ui["default"], {"default": shown_default or self.ui["blank"]})
 
-    def _where_attrs(self, *, described: bool = True) -> dict[str, Any]:
+    @property
+    def show_reset(self) -> bool:
+        return bool(self.state.is_set) and not self.field.disabled
+
+    @property
+    def option_help(self) -> list[tuple[str, str]]:
+        return [(o.get("label"), o.get("description")) for o in self.state.options
+                if o.get("description") and not o.get("disabled")]
+
+    # --- the control --------------------------------------------------------------------------
+
+    def _where_attrs(self) -> dict[str, Any]:
         """The attributes that place a control on this page: its id, what describes it, whether
         it is refused, whether it can be changed."""
-        attrs: dict[str, Any] = {"id": self.dom_id}
-        if described:
-            attrs["aria-describedby"] = self.describedby
+        attrs: dict[str, Any] = {"id": self.dom_id, "aria-describedby": self.describedby}
         if self.error:
             attrs["aria-invalid"] = "true"
-        if self.disabled:
+        if self.field.disabled:
             attrs["disabled"] = True
         return attrs
 
-    def _value_control(self) -> dict[str, Any]:
-        """The widget (``forms.widgets``) that edits this value, as plain data."""
-        state, kind, name = self.state, self.kind, f"v:{self.key}"
+    @property
+    def control(self) -> SafeString:
+        """The control, rendered by the kind's widget (``forms.widgets``) through Django's
+        ``as_widget`` (name ``v:<key>``, the value of ``value()``)."""
+        if self.is_secret:
+            return self._secret_control()
+        state, kind = self.state, self.kind
         if kind == "bool":
-            return {"widget": "switch", "name": name, "value": self.value, "attrs": self._where_attrs()}
+            return self.as_widget(SwitchControl(), self._where_attrs())
         if kind == "select":
             options = [(o.get("value"), o.get("label"), bool(o.get("disabled")),
                         o.get("description", "") if o.get("disabled") else "") for o in state.options]
-            return {"widget": "select", "name": name, "value": self.value, "options": options,
-                    "blank_label": self.ui["blank_option"] if not state.default else "", "attrs": self._where_attrs()}
-        multiline = kind == "text" and ("\n" in self.value or "\r" in self.value)
-        if kind == "json" or multiline:
+            widget: forms.Widget = ChoiceControl(options=options,
+                                                 blank_label=self.ui["blank_option"] if not state.default else "")
+            return self.as_widget(widget, self._where_attrs())
+        value = self.value()
+        if kind == "json" or (kind == "text" and ("\n" in value or "\r" in value)):
             attrs = {"id": self.dom_id, "rows": "4"}
             if kind == "json":
                 attrs.update({"class": "mono", "spellcheck": "false"})
-            attrs["placeholder"] = self.placeholder
-            attrs.update(self._where_attrs())
-            return {"widget": "textarea", "name": name, "value": self.value, "attrs": attrs}
+            attrs["placeholder"] = state.placeholder
+            return self.as_widget(TextareaControl(), {**attrs, **self._where_attrs()})
         declared = getattr(state, "field", None)
         attrs = declared_attrs(kind, declared)
         if attrs.get("pattern") and getattr(declared, "pattern_hint", ""):
             # Without JavaScript the browser shows this beside its own "match the format" note.
             attrs["title"] = localise_message(TEXT_TEMPLATES["pattern_hint"] % {"hint": declared.pattern_hint})
-        control: dict[str, Any] = {"widget": "text", "name": name, "value": self.value}
         words = []
         if kind == "text":
             words = list(getattr(declared, "suggestions", ()) or getattr(declared, "keywords", ()))
+        datalist_id = ""
         if words:
-            control["suggestions"] = words
-            control["datalist_id"] = attrs["list"] = f"{self.dom_id}-suggestions"
+            datalist_id = attrs["list"] = f"{self.dom_id}-suggestions"
         unit = getattr(declared, "unit", "") if declared is not None else ""
-        if unit:
-            control["unit"] = localise_message(unit)
-        attrs.update({"placeholder": self.placeholder, "autocomplete": "off"})
+        attrs.update({"placeholder": state.placeholder, "autocomplete": "off"})
         if kind != "number":
             attrs["spellcheck"] = "false"
-        control["attrs"] = {**attrs, **self._where_attrs()}
-        return control
+        widget = TextControl(unit=localise_message(unit) if unit else "", suggestions=words, datalist_id=datalist_id)
+        return self.as_widget(widget, {**attrs, **self._where_attrs()})
 
-    def _secret_control(self) -> dict[str, Any]:
+    def _secret_control(self) -> SafeString:
         """Keep / replace / clear and the new value (``forms.widgets.SecretControl``)."""
-        ui, is_set = self.ui, self.is_set
+        ui, is_set = self.ui, bool(self.state.is_set)
         actions = [("keep", ui["keep"] if is_set else ui["leave_unset"]),
                    ("replace", ui["replace"] if is_set else ui["set_value"])]
         if is_set:
             actions.append(("clear", ui["clear"]))
         attrs: dict[str, Any] = {"id": self.dom_id, "autocomplete": "new-password", "spellcheck": "false",
-                                 "placeholder": ui["keep_placeholder"] if is_set else self.placeholder}
+                                 "placeholder": ui["keep_placeholder"] if is_set else self.state.placeholder}
         if self.error:
             attrs.update({"aria-invalid": "true", "aria-describedby": self.error_id})
-        if self.disabled:
+        if self.field.disabled:
             attrs["disabled"] = True
         texts = {"group_label": _fill(ui["group"], {"label": self.label}),
                  "new_label": _fill(ui["new"], {"label": self.label}),
                  "typing_replaces": ui["typing_replaces"]}
-        return {"widget": "secret", "name": f"new:{self.key}", "value": self.secret_action, "key": self.key,
-                "actions": actions, "texts": texts, "disabled": self.disabled, "attrs": attrs}
+        widget = SecretControl(key=self.name, actions=actions, texts=texts, disabled=self.field.disabled)
+        return self.as_widget(widget, attrs)
 
-    @property
-    def control_html(self) -> SafeString:
-        """The control, rendered by its Django widget (only when the row's HTML is not reused)."""
-        return render_control(self.control)
+    # --- rendering, reused while nothing it reads has changed --------------------------------
+
+    def as_field_group(self) -> SafeString:
+        return self._rendered(oob=False)
+
+    def as_oob_field_group(self) -> SafeString:
+        """The field group as an htmx out-of-band swap (a field whose visibility flipped)."""
+        return self._rendered(oob=True)
+
+    def _rendered(self, *, oob: bool) -> SafeString:
+        if self.state.set_at:  # "Last written by the panel: 3 minutes ago" ages: never kept
+            return self.render(context={"field": self, "oob": oob})
+        key, inputs = (self.page.provider, self.page.validate_url, self.name, oob), self._inputs()
+        hit = _field_groups.get(key, inputs)
+        if hit is not MISSING:
+            return hit
+        return _field_groups.put(key, inputs, self.render(context={"field": self, "oob": oob}))
+
+    def _inputs(self) -> tuple[Any, ...]:
+        """Everything the field group's HTML is made from besides code and templates: the field's
+        provider_schemas state (its value, source, stores, location, the declaration in the
+        reader's language; compared by equality), what this page adds, and the language. The
+        ``when`` note also reads the fields it names."""
+        return (translation.get_language(), self.state, self.page.index[self.name], self.visible, self.error,
+                self.value(), self.reset, self.field.disabled, self.page.secret_store_label, self.when_note)
+
+
+# Rendered field groups in the one cache mechanism (docs/caching.md): a warm provider page costs a
+# comparison per field instead of a template render. The key says where the field is shown; the
+# fingerprint (``ProviderBoundField._inputs``) holds every input of its HTML.
+_field_groups = KeyedCache("rendered provider field groups", size=2048)
+
+
+@dataclass
+class FormPage:
+    """What one rendering of the provider form knows besides the declaration (``provider_form``)."""
+
+    ui: dict[str, str]
+    states: dict[str, Any]  # key -> provider_schemas FieldState, declaration order
+    index: dict[str, int]
+    visibility: dict[str, bool]
+    shown: dict[str, str] = field(default_factory=dict)  # key -> the value as typed
+    resets: set[str] = field(default_factory=set)
+    secret_actions: dict[str, str] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)  # key -> what the page says
+    validate_url: str = ""
+    secret_store_label: str = ""
+    provider: str = ""  # the provider's name (with validate_url, where the form is shown)
 
 
 def when_conditions(state: Any, by_key: Mapping[str, Any]) -> list[str]:
@@ -375,10 +508,9 @@ def when_note(state: Any, by_key: Mapping[str, Any]) -> str:
     return _fill(_("Only used when %(conditions)s."), {"conditions": _(" and ").join(when_conditions(state, by_key))})
 
 
-def build_rows(
+def provider_form(
     provider_state: Any,
     *,
-    data: Mapping[str, Any] | None = None,
     sub: Submission | None = None,
     errors: Mapping[str, str] | None = None,
     details: Mapping[str, Any] | None = None,
@@ -386,101 +518,101 @@ def build_rows(
     validate_url: str = "",
     fresh_values: bool = False,
     secret_store_label: str = "",
-) -> list[FieldRow]:
-    """One row per field of ``provider_state`` (a ProviderState). With ``data`` the controls show
-    what the user submitted; ``errors`` are the engine's messages (or the panel's own) and
-    ``details`` the failed constraints, shown as what to type (``forms.field_errors``).
+) -> ProviderForm:
+    """The provider's generated form (``forms.declared``) over every field of ``provider_state``
+    (a ProviderState), unbound, its initial values the files' (``o:<key>``), ready to render:
+    ``form.field_groups`` are its ``ProviderBoundField``s in declaration order. With ``sub`` (the
+    user's submission) the controls show what the user typed; ``errors`` are the engine's
+    messages (or the panel's own) and ``details`` the failed constraints, shown as what to type
+    (``forms.field_errors``). A read-only field, or every field when ``disabled``, is a disabled
+    field of the form.
 
-    ``fresh_values``: after a conflict, rows the user did not change show the files' new value, so
-    a later submit cannot quietly revert someone else's change.
+    ``fresh_values``: after a conflict, fields the user did not change show the files' new value,
+    so a later submit cannot quietly revert someone else's change.
     """
     errors = errors or {}
     details = details or {}
-    ui = ui_texts()
-    fields = provider_state.fields
-    by_key = {state.key: state for state in fields}
-    visibility = prospective_visibility(provider_state, sub)
-    rows: list[FieldRow] = []
-    for index, state in enumerate(fields):
-        value = state.value
-        reset = False
-        action = "keep"
-        if data is not None and sub is not None:
-            if state.kind == "secret":
-                action = sub.secret_actions.get(state.key, "keep")
-            elif state.key in sub.edited:
-                changed = state.key in sub.values or state.key in sub.clear
-                if not (fresh_values and not changed):
-                    value = sub.edited[state.key]
-                reset = state.key in sub.clear
+    states = provider_state.fields
+    entry = getattr(provider_state, "entry", None)
+    form_class = provider_form_class(states, getattr(entry, "schema", None), with_read_only=True)
+    page = FormPage(
+        ui=ui_texts(),
+        states={state.key: state for state in states},
+        index={state.key: index for index, state in enumerate(states)},
+        visibility=prospective_visibility(provider_state, sub),
+        validate_url=validate_url,
+        secret_store_label=secret_store_label,
+        provider=getattr(provider_state, "name", ""),
+    )
+    if sub is not None:
+        page.secret_actions = sub.secret_actions
+        for key, typed in sub.edited.items():
+            changed = key in sub.values or key in sub.clear
+            if not (fresh_values and not changed):
+                page.shown[key] = typed
+        page.resets = {key for key in sub.clear if key in sub.edited}
+    for state in states:
         message = errors.get(state.key, "")
         if message:
-            message = field_error(state, message, details.get(state.key))
-        rows.append(
-            FieldRow(
-                state=state,
-                index=index,
-                value=value,
-                original=state.value,
-                visible=visibility.get(state.key, True),
-                when_note=when_note(state, by_key),
-                error=message,
-                reset=reset,
-                secret_action=action,
-                disabled=disabled or bool(getattr(state, "read_only_reason", None)),
-                validate_url=validate_url,
-                ui=ui,
-                secret_store_label=secret_store_label,
-            )
-        )
-    return rows
+            page.errors[state.key] = field_error(state, message, details.get(state.key))
+    form = form_class(initial={state.key: state.value for state in states},
+                      bound_field_class=ProviderBoundField)
+    form.page = page
+    for state in states:
+        if disabled or getattr(state, "read_only_reason", None):
+            form.fields[state.key].disabled = True
+    form.field_groups = [form[state.key] for state in states]
+    return form
+
+
+def visibility_flipped(fields: Iterable[ProviderBoundField], *, key: str, data: Mapping[str, Any]) -> list[Any]:
+    """The fields besides ``key`` whose visibility differs from what the page showed (each field
+    with a ``when`` posts ``vis:<key>``): htmx swaps them out of band."""
+    return [each for each in fields
+            if each.key != key and each.has_when and data.get(f"vis:{each.key}") != ("1" if each.visible else "0")]
 
 
 @dataclass
 class Section:
     title: str
-    rows: list[FieldRow]
+    fields: list[ProviderBoundField]
     is_compact: bool = False
 
     @property
-    def hidden_rows(self) -> list[FieldRow]:
-        return [row for row in self.rows if not row.visible]
-
-    @property
     def has_error(self) -> bool:
-        return any(row.error for row in self.rows)
+        return any(field.error for field in self.fields)
 
     @property
     def slug(self) -> str:
         return "sec-" + (re.sub(r"[^a-z0-9]+", "-", self.title.lower()).strip("-") or "other")
 
 
-def sections(rows: Iterable[FieldRow]) -> list[Section]:
+def sections(fields: Iterable[ProviderBoundField]) -> list[Section]:
     """Inline fields first (the compact panel), then each group in order of first appearance."""
-    rows = list(rows)
+    fields = list(fields)
     result: list[Section] = []
-    compact = [row for row in rows if row.state.inline]
+    compact = [each for each in fields if each.state.inline]
     if compact:
-        result.append(Section(title=_("Essentials"), rows=compact, is_compact=True))
-    groups: dict[str, list[FieldRow]] = {}
-    for row in rows:
-        if row.state.inline:
+        result.append(Section(title=_("Essentials"), fields=compact, is_compact=True))
+    groups: dict[str, list[ProviderBoundField]] = {}
+    for each in fields:
+        if each.state.inline:
             continue
-        groups.setdefault(row.state.group or "", []).append(row)
+        groups.setdefault(each.state.group or "", []).append(each)
     for title, members in groups.items():
-        result.append(Section(title=title or _("Other"), rows=members))
+        result.append(Section(title=title or _("Other"), fields=members))
     return result
 
 
-def hidden_summary(rows: Sequence[FieldRow]) -> str:
+def hidden_summary(fields: Sequence[ProviderBoundField]) -> str:
     """"N settings hidden (shown when Mode is Local Embedded). Their stored values are kept." """
-    hidden = [row for row in rows if not row.visible]
+    hidden = [each for each in fields if not each.visible]
     if not hidden:
         return ""
-    by_key = {row.state.key: row.state for row in rows}
+    by_key = {each.state.key: each.state for each in fields}
     conditions: list[str] = []
-    for row in hidden:
-        for text in when_conditions(row.state, by_key):
+    for each in hidden:
+        for text in when_conditions(each.state, by_key):
             if text not in conditions:
                 conditions.append(text)
     return _fill(ngettext(

@@ -3,8 +3,9 @@
 keep / replace / clear and new value as one.
 
 A widget gets its HTML attributes the Django way: the form field's ``widget_attrs`` adds what
-the declaration says (``forms.declared``: pattern, maxlength, inputmode), the row adds where it
-sits on the page (id, aria-describedby, aria-invalid, disabled, placeholder). Reading the post
+the declaration says (``declared_attrs``: pattern, maxlength, inputmode), the bound field
+(``forms.provider.ProviderBoundField``) adds where it sits on the page (id, aria-describedby,
+aria-invalid, disabled, placeholder) through Django's ``BoundField.as_widget``. Reading the post
 stays with the form's own widgets (``forms.declared``): these only render.
 """
 
@@ -104,8 +105,29 @@ class SecretControl(forms.Widget):
         return context
 
 
+def declared_attrs(kind: str, declared: Any) -> dict[str, str]:
+    """The HTML attributes a declaration's constraints become, for the ones HTML knows (the server
+    checks them all anyway). A number is typed into a text box with a numeric keyboard: a
+    browser's number box drops what it cannot parse ("abc12" becomes "12", "1e" nothing), and
+    what a person typed is never changed silently; the server refuses it and says the range."""
+    attrs: dict[str, str] = {}
+    if kind == "number":
+        attrs["inputmode"] = "numeric" if getattr(declared, "integer", False) else "decimal"
+    if kind != "text" or declared is None:
+        return attrs
+    inputmode = {"url": "url", "port": "numeric"}.get(getattr(declared, "format", ""), "")
+    if inputmode:
+        attrs["inputmode"] = inputmode
+    if getattr(declared, "pattern", "") and not getattr(declared, "keywords", ()):
+        attrs["pattern"] = declared.pattern
+    if getattr(declared, "max_length", None):
+        attrs["maxlength"] = str(declared.max_length)
+    return attrs
+
+
 def render_control(control: Mapping[str, Any]) -> SafeString:
-    """The HTML of a row's control from its plain description (``FieldRow.control``)."""
+    """The HTML of a control from its plain description (the memory settings' rows,
+    ``forms.settings``)."""
     kind = control["widget"]
     attrs = dict(control["attrs"])
     name, value = control["name"], control["value"]

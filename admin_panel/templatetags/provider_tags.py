@@ -15,26 +15,6 @@ from django.utils.translation import gettext as _
 register = template.Library()
 
 
-@register.simple_tag
-def field_row(row: Any, oob: bool = False) -> SafeString:
-    """``providers/partials/_field.html`` for one FieldRow (the output is the template's own,
-    autoescaped rendering)."""
-    return render_to_string("providers/partials/_field.html", {"row": row, "oob": oob})
-
-
-# What ``providers/partials/_sections_body.html`` reads from the including template.
-_SECTIONS_CONTEXT = ("sections", "hidden_summary", "id_prefix", "heading_level")
-
-
-@register.simple_tag(takes_context=True)
-def form_sections(context: template.Context) -> SafeString:
-    """``providers/partials/_sections_body.html`` with the sections of the including template."""
-    # Only the names the context holds: a missing one must render as the template's "" rather
-    # than as "None".
-    values = {name: context[name] for name in _SECTIONS_CONTEXT if name in context}
-    return render_to_string("providers/partials/_sections_body.html", values)
-
-
 STATUS_BADGES = {
     "ready": ("badge--ok", "Ready"),
     "needs_config": ("badge--warn", "Needs configuration"),

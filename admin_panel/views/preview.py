@@ -23,7 +23,7 @@ import provider_schemas
 from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.declared import Submission, parse_submission
-from admin_panel.forms.provider import build_rows, hidden_summary, sections
+from admin_panel.forms.provider import hidden_summary, provider_form, sections, visibility_flipped
 from admin_panel.localisation import localise_provider_state
 from admin_panel.permissions import admin_required, can_change
 from admin_panel.selectors import preview as selectors
@@ -70,31 +70,28 @@ def _fragment_context(
     request: HttpRequest,
     *,
     session: selectors.PreviewSession,
-    data: Any = None,
     sub: Submission | None = None,
     errors: dict[str, str] | None = None,
     plan: Any = None,
     try_error: str = "",
     tried: bool = False,
 ) -> dict[str, Any]:
-    """Everything ``preview/partials/_preview.html`` needs. Rows come from the provider page's
-    own row builder over the provider page's field states."""
+    """Everything ``preview/partials/_preview.html`` needs. The form is the provider page's own
+    (``forms.provider.provider_form``) over the provider page's field states."""
     loaded = session.loaded
     store_label = _secret_store_label(session)
-    rows: list[Any] = []
+    fields: list[Any] = []
     # The form in the reader's language, as on the provider page; the API payload stays as is.
     shown = localise_provider_state(session.state) if session.state is not None else None
     if shown is not None:
-        rows = build_rows(
+        fields = provider_form(
             shown,
-            data=data,
             sub=sub,
             errors=errors,
             details=plan.error_details if plan is not None else None,
             validate_url=reverse("schema_preview_field"),
             secret_store_label=store_label,
-        )
-    error_rows = [row for row in rows if row.error]
+        ).field_groups
     labels = {s.key: s.label for s in shown.fields} if shown is not None else {}
     # The storage map names fields as the form does: in the reader's language.
     storage_rows = (
@@ -106,10 +103,9 @@ def _fragment_context(
         "loaded": loaded,
         "session": session,
         "state": shown,
-        "rows": rows,
-        "sections": sections(rows),
-        "hidden_summary": hidden_summary(rows),
-        "error_rows": error_rows,
+        "sections": sections(fields),
+        "hidden_summary": hidden_summary(fields),
+        "error_fields": [field for field in fields if field.error],
         "plan": plan,
         "tried": tried,
         "try_error": try_error,
@@ -295,7 +291,7 @@ def preview_try(request: HttpRequest) -> HttpResponse:
             if errors or try_error:
                 status = 400
             context = _fragment_context(
-                request, session=session, data=request.POST, sub=sub, errors=errors, plan=plan,
+                request, session=session, sub=sub, errors=errors, plan=plan,
                 try_error=try_error, tried=True,
             )
     return _render_preview(request, home=home, context=context, status=status)
@@ -333,15 +329,13 @@ def preview_field(request: HttpRequest) -> HttpResponse:
             if plan is not None and key in plan.errors:
                 errors[key] = plan.errors[key]
         details = {key: plan.error_details[key]} if plan is not None and key in plan.error_details else {}
-        rows = build_rows(localise_provider_state(state), data=request.POST, sub=sub, errors=errors, details=details,
-                          validate_url=reverse("schema_preview_field"), secret_store_label=_secret_store_label(session))
-    this = next(row for row in rows if row.key == key)
-    flipped = [
-        row for row in rows
-        if row.key != key and row.state.when and request.POST.get(f"vis:{row.key}") != ("1" if row.visible else "0")
-    ]
+        fields = provider_form(localise_provider_state(state), sub=sub, errors=errors, details=details,
+                               validate_url=reverse("schema_preview_field"),
+                               secret_store_label=_secret_store_label(session)).field_groups
     return render(
         request,
         "providers/partials/_field_response.html",
-        {"row": this, "oob_rows": flipped, "hidden_summary": hidden_summary(rows), "editable": True},
+        {"field": next(field for field in fields if field.key == key),
+         "oob_fields": visibility_flipped(fields, key=key, data=request.POST),
+         "hidden_summary": hidden_summary(fields), "editable": True},
     )

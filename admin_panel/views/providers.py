@@ -24,7 +24,7 @@ from admin_panel import responses
 from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
 from admin_panel.forms.declared import Submission, parse_submission
-from admin_panel.forms.provider import build_rows, hidden_summary, sections
+from admin_panel.forms.provider import hidden_summary, provider_form, sections, visibility_flipped
 from admin_panel.localisation import (
     localise_entry,
     localise_missing_secrets,
@@ -89,7 +89,6 @@ def _detail_context(
     *,
     home: Path,
     state: Any,
-    data: Any = None,
     sub: Submission | None = None,
     errors: dict[str, str] | None = None,
     details: dict[str, Any] | None = None,
@@ -99,9 +98,8 @@ def _detail_context(
 ) -> dict[str, Any]:
     editable = can_change(request.user) and state.can_save
     store_label = _secret_store_label(selectors.secret_store_for(home=home))
-    rows = build_rows(
+    form = provider_form(
         state,
-        data=data,
         sub=sub,
         errors=errors,
         details=details,
@@ -110,13 +108,13 @@ def _detail_context(
         fresh_values=fresh_values,
         secret_store_label=store_label,
     )
-    summary = [row for row in rows if row.error]
+    fields = form.field_groups
     return {
         "state": state,
-        "rows": rows,
-        "sections": sections(rows),
-        "hidden_summary": hidden_summary(rows),
-        "error_rows": summary,
+        "form": form,
+        "sections": sections(fields),
+        "hidden_summary": hidden_summary(fields),
+        "error_fields": [field for field in fields if field.error],
         "editable": editable,
         "can_change": can_change(request.user),
         "conflict": conflict or [],
@@ -181,7 +179,7 @@ def provider_detail(request: HttpRequest, name: str) -> HttpResponse:
             for key, action in sub.secret_actions.items():
                 if action == "replace":
                     sub.errors[key] = _("Enter the new value again.")
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub,
+        context = _detail_context(request, home=home, state=state, sub=sub,
                                   errors=sub.errors, notice=notice)
         return _render_detail(request, context)
     context = _detail_context(request, home=home, state=state)
@@ -231,20 +229,16 @@ def provider_field(request: HttpRequest, name: str) -> HttpResponse:
             errors[key] = plan.errors[key]
             details = {key: plan.error_details[key]} if key in plan.error_details else {}
     store_label = _secret_store_label(selectors.secret_store_for(home=home))
-    rows = build_rows(state, data=request.POST, sub=sub, errors=errors, details=details,
-                      validate_url=reverse("provider_field", args=[name]), secret_store_label=store_label)
-    this = next(row for row in rows if row.key == key)
-    flipped = [
-        row for row in rows
-        if row.key != key and row.state.when and request.POST.get(f"vis:{row.key}") != ("1" if row.visible else "0")
-    ]
+    fields = provider_form(state, sub=sub, errors=errors, details=details,
+                           validate_url=reverse("provider_field", args=[name]),
+                           secret_store_label=store_label).field_groups
     return render(
         request,
         "providers/partials/_field_response.html",
         {
-            "row": this,
-            "oob_rows": flipped,
-            "hidden_summary": hidden_summary(rows),
+            "field": next(field for field in fields if field.key == key),
+            "oob_fields": visibility_flipped(fields, key=key, data=request.POST),
+            "hidden_summary": hidden_summary(fields),
             "editable": True,
         },
     )
@@ -258,7 +252,7 @@ def _form_page(request: HttpRequest, *, home: Path, name: str, state: Any, sub: 
         shown = state
         if fresh_values:  # after a conflict the rows the user did not change show the files' new values
             shown = _state_or_404(home=home, name=name)
-        context = _detail_context(request, home=home, state=shown, data=request.POST, sub=sub,
+        context = _detail_context(request, home=home, state=shown, sub=sub,
                                   errors=errors, details=details, conflict=conflict,
                                   notice=notice, fresh_values=fresh_values)
         if storage_error:
@@ -292,7 +286,7 @@ def provider_review(request: HttpRequest, name: str) -> HttpResponse:
         return responses.form_failure(outcome, **page, store_page=lambda reason: _store_page(request, reason))
     plan = outcome.plan
     if not plan.changes:
-        context = _detail_context(request, home=home, state=state, data=request.POST, sub=sub)
+        context = _detail_context(request, home=home, state=state, sub=sub)
         context["notice"] = _("Nothing to save: no setting differs from what is stored.")
         context["ignored"] = plan.ignored
         return _render_detail(request, context)

@@ -29,6 +29,11 @@ hooks.validate
 hooks.add_prefix
 hooks.add_initial_prefix
 hooks.format_value  # a widget's value as its template shows it (admin_panel/forms/widgets.py)
+# Called by name from templates: a provider field as its group of label, help and control
+# (Django's BoundField.as_field_group, overridden to reuse the rendering), and as an htmx
+# out-of-band swap (templates/providers/partials/_field_response.html).
+hooks.as_field_group
+hooks.as_oob_field_group
 # The session engine's overrides of Django's SessionStore.
 hooks.acache_key
 hooks._get_session_from_db

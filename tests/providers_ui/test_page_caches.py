@@ -1,6 +1,7 @@
-"""The provider pages reuse what they read from files while the files are unchanged
-(docs/caching.md): every file edit shows on the next request, and a page served from the caches
-is byte for byte what a fresh one would be."""
+"""The provider pages reuse what they read from files while the files are unchanged, and rendered
+form fields while nothing they show has changed (docs/caching.md): every file edit shows on the
+next request, what one post showed is not shown to the next, and a page served from the caches is
+byte for byte what a fresh one would be."""
 
 from __future__ import annotations
 
@@ -123,6 +124,28 @@ def test_it_shows_the_active_provider_edited_in_place_in_config_yaml(owner_clien
     rewrite_same_size(config, "mem0x", "cachy")
 
     assert 'badge badge--ok">Active<' in page(owner_client, "/providers/cachy/")
+
+
+def test_it_shows_typed_values_and_errors_only_on_the_page_that_posted_them(owner_client, cachy):
+    plain = page(owner_client, "/providers/cachy/")
+    back = {"o:url": "", "v:url": "http://typed", "secret:token": "replace", "new:token": "x"}
+
+    response = owner_client.post("/providers/cachy/", back)  # "Back to the form" from the review
+
+    posted = CSRF.sub(r"\1TOKEN", response.content.decode())
+    assert 'value="http://typed"' in posted and "Enter the new value again." in posted
+    again = page(owner_client, "/providers/cachy/")
+    assert "http://typed" not in again and "Enter the new value again." not in again
+    assert again == plain
+
+
+def test_it_names_a_renamed_field_in_the_notes_of_the_fields_it_controls(owner_client, cachy):
+    assert "Only used when Mode is Beta." in page(owner_client, "/providers/cachy/")
+
+    rewrite_same_size(cachy / "config_schema.py", '"Mode"', '"Kind"')
+
+    html = page(owner_client, "/providers/cachy/")
+    assert "Only used when Kind is Beta." in html and "Only used when Mode" not in html
 
 
 @pytest.mark.parametrize("language", ["en", "zh-hans"])
