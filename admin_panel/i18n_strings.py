@@ -111,6 +111,80 @@ STRINGS = (
     gettext_noop("The text asks to change the agent's config.yaml or SOUL.md."),
     # scanner explanation hardcoded_secret
     gettext_noop("The text contains what looks like a real password, key or token."),
+    # scanner finding invisible_unicode
+    gettext_noop("Invisible character"),
+    # scanner finding prompt_injection
+    gettext_noop("Ignore earlier instructions"),
+    # scanner finding sys_prompt_override
+    gettext_noop("Overrides the agent's instructions"),
+    # scanner finding disregard_rules
+    gettext_noop("Disregard the rules"),
+    # scanner finding bypass_restrictions
+    gettext_noop("Act without limits"),
+    # scanner finding html_comment_injection
+    gettext_noop("Hidden comment"),
+    # scanner finding hidden_div
+    gettext_noop("Invisible block"),
+    # scanner finding translate_execute
+    gettext_noop("Translate and run"),
+    # scanner finding deception_hide
+    gettext_noop("Keep it from the user"),
+    # scanner finding role_hijack
+    gettext_noop("Identity change"),
+    # scanner finding role_pretend
+    gettext_noop("Pretend to be someone"),
+    # scanner finding leak_system_prompt
+    gettext_noop("Reveal the agent's instructions"),
+    # scanner finding remove_filters
+    gettext_noop("Remove safety limits"),
+    # scanner finding fake_update
+    gettext_noop("Fake update"),
+    # scanner finding identity_override
+    gettext_noop("New name"),
+    # scanner finding c2_node_registration
+    gettext_noop("Register as a node"),
+    # scanner finding c2_heartbeat
+    gettext_noop("Regular check-ins"),
+    # scanner finding c2_task_pull
+    gettext_noop("Fetch tasks"),
+    # scanner finding c2_network_connect
+    gettext_noop("Join a network"),
+    # scanner finding forced_action
+    gettext_noop("Forced action"),
+    # scanner finding anti_forensic_oneliner
+    gettext_noop("One-line commands only"),
+    # scanner finding anti_forensic_disk
+    gettext_noop("Leave no files"),
+    # scanner finding env_var_unset_agent
+    gettext_noop("Clears the agent's settings"),
+    # scanner finding known_c2_framework
+    gettext_noop("Attack tool"),
+    # scanner finding c2_explicit
+    gettext_noop("Remote-control server"),
+    # scanner finding c2_explicit_long
+    gettext_noop("Remote control"),
+    # scanner finding exfil_curl
+    gettext_noop("Sends a secret out with curl"),
+    # scanner finding exfil_wget
+    gettext_noop("Sends a secret out with wget"),
+    # scanner finding read_secrets
+    gettext_noop("Reads a secrets file"),
+    # scanner finding send_to_url
+    gettext_noop("Sends to a web address"),
+    # scanner finding context_exfil
+    gettext_noop("Shares the conversation"),
+    # scanner finding ssh_backdoor
+    gettext_noop("SSH backdoor"),
+    # scanner finding ssh_access
+    gettext_noop("SSH keys"),
+    # scanner finding hermes_env
+    gettext_noop("Agent's secrets file"),
+    # scanner finding agent_config_mod
+    gettext_noop("Changes agent rules"),
+    # scanner finding hermes_config_mod
+    gettext_noop("Changes agent settings"),
+    # scanner finding hardcoded_secret
+    gettext_noop("Password or key in the text"),
     # maintenance category_labels relative_date
     gettext_noop("Relative date"),
     # maintenance category_labels task_state

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_not_required
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 from django.views.i18n import set_language
 
 from admin_panel.views import first_run, home, login
@@ -12,6 +14,10 @@ urlpatterns = [
     # resolver's time per API request went to trying every page route before it).
     path("api/", include("admin_panel.routes.api")),
     path("", home.home, name="home"),
+    # Browsers ask for /favicon.ico whatever a page links: they get the panel's icon (the one
+    # base.html links), not a 404 in their console and in the request log.
+    path("favicon.ico", login_not_required(RedirectView.as_view(url=static("admin_panel/favicon.svg"))),
+         name="favicon"),
     path("accounts/login/", login.ThrottledLoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("i18n/setlang/", login_not_required(set_language), name="set_language"),

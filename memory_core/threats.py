@@ -326,6 +326,55 @@ EXPLANATIONS: dict[str, str] = {
 }
 
 
+# A short name for each finding, for its badge (the explanation says the rest); the id itself stays
+# the agent's (docs/agent_formats.md §Threat scan) and is shown only on hover.
+PATTERN_LABELS: dict[str, str] = {
+    "invisible_unicode": "Invisible character",
+    "prompt_injection": "Ignore earlier instructions",
+    "sys_prompt_override": "Overrides the agent's instructions",
+    "disregard_rules": "Disregard the rules",
+    "bypass_restrictions": "Act without limits",
+    "html_comment_injection": "Hidden comment",
+    "hidden_div": "Invisible block",
+    "translate_execute": "Translate and run",
+    "deception_hide": "Keep it from the user",
+    "role_hijack": "Identity change",
+    "role_pretend": "Pretend to be someone",
+    "leak_system_prompt": "Reveal the agent's instructions",
+    "remove_filters": "Remove safety limits",
+    "fake_update": "Fake update",
+    "identity_override": "New name",
+    "c2_node_registration": "Register as a node",
+    "c2_heartbeat": "Regular check-ins",
+    "c2_task_pull": "Fetch tasks",
+    "c2_network_connect": "Join a network",
+    "forced_action": "Forced action",
+    "anti_forensic_oneliner": "One-line commands only",
+    "anti_forensic_disk": "Leave no files",
+    "env_var_unset_agent": "Clears the agent's settings",
+    "known_c2_framework": "Attack tool",
+    "c2_explicit": "Remote-control server",
+    "c2_explicit_long": "Remote control",
+    "exfil_curl": "Sends a secret out with curl",
+    "exfil_wget": "Sends a secret out with wget",
+    "read_secrets": "Reads a secrets file",
+    "send_to_url": "Sends to a web address",
+    "context_exfil": "Shares the conversation",
+    "ssh_backdoor": "SSH backdoor",
+    "ssh_access": "SSH keys",
+    "hermes_env": "Agent's secrets file",
+    "agent_config_mod": "Changes agent rules",
+    "hermes_config_mod": "Changes agent settings",
+    "hardcoded_secret": "Password or key in the text",
+}
+
+
+def pattern_label(pattern_id: str) -> str:
+    """The short plain name of a finding id (an invisible character's id names its code point)."""
+    key = INVISIBLE_PREFIX.rstrip("_") if pattern_id.startswith(INVISIBLE_PREFIX) else pattern_id
+    return PATTERN_LABELS.get(key, pattern_id)
+
+
 def _check_scope(scope: object) -> tuple[ThreatPattern, ...]:
     try:
         return PATTERNS_BY_SCOPE[scope]  # type: ignore[index]
@@ -437,6 +486,7 @@ class ThreatFinding:
     start: int | None
     end: int | None
     matched: str
+    label: str = ""
 
 
 def _offset_map(prefix: str, normalised: str) -> list[int] | None:
@@ -461,6 +511,7 @@ def _explain(pattern_id: str, category: str, start: int | None, end: int | None,
         category=category,
         category_label=CATEGORY_LABELS[category],
         explanation=EXPLANATIONS[key],
+        label=PATTERN_LABELS[key],
         start=start,
         end=end,
         matched=matched,

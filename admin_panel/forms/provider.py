@@ -101,7 +101,8 @@ def _translate_ui_texts() -> dict[str, str]:
         "default": _("Default: %(default)s"),
         "source_stored": _("stored"),
         "source_fallback": _("stored in %(location)s"),
-        "source_alias": _("under its old name %(key)s"),
+        "source_alias": _("stored under an older name"),
+        "source_alias_title": _("Where the current value comes from: the older key %(key)s"),
         "source_env": _("from .env %(variable)s"),
         "source_override": _("overridden by .env %(variable)s"),
         "source_default": _("default"),
@@ -127,7 +128,7 @@ def _source_text(state: Any, ui: Mapping[str, str]) -> str:
             return _fill(ui["source_fallback"], {"location": state.fallback_location})
         return ui["source_stored"]
     if source == "alias":
-        return _fill(ui["source_alias"], {"key": state.stored_key or ""})
+        return ui["source_alias"]
     if source in ("env_fallback", "seed_env"):
         return _fill(ui["source_env"], {"variable": variable})
     if source == "env_override":
@@ -332,6 +333,13 @@ class ProviderBoundField(BoundField):
     @property
     def source_class(self) -> str:
         return _SOURCE_CLASSES.get(self.state.source or "", "badge--muted")
+
+    @property
+    def source_title(self) -> str:
+        """The badge says it in words; the older key itself is for whoever hovers (or edits YAML)."""
+        if self.state.source == "alias":
+            return _fill(self.ui["source_alias_title"], {"key": self.state.stored_key or ""})
+        return self.ui["source_title"]
 
     @property
     def default_text(self) -> str:

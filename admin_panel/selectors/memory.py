@@ -470,6 +470,12 @@ class MemoryOverview:
         return [store for store in self.stores if store.state.enabled and store.state.snapshot]
 
     @property
+    def prompt_held(self) -> int:
+        """Characters the same stores hold: less or more than ``prompt_chars`` when a blocked entry is
+        injected as its placeholder (docs/agent_formats.md §Snapshot)."""
+        return sum(store.state.total_chars for store in self.prompt_stores)
+
+    @property
     def prompt_chars(self) -> int:
         """Characters of memory in the next session's prompt, as the blocks' headers count them."""
         return sum(store.snapshot_chars if store.snapshot_chars is not None else store.state.total_chars

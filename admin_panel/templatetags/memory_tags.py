@@ -27,7 +27,7 @@ from admin_panel.templatetags.dates import when
 from memory_core import caching
 from memory_core.caching import KeyedCache
 from memory_core.secret_masking import SecretMasker, placeholder
-from memory_core.threats import INVISIBLE_CHARS
+from memory_core.threats import INVISIBLE_CHARS, pattern_label
 
 register = template.Library()
 
@@ -151,8 +151,22 @@ def entry_label(number: int, file_name: str) -> str:
 
 
 @register.filter
+def write_action(action: str) -> str:
+    """A pending write's action in plain words (docs/agent_formats.md §Pending queue); an action
+    the panel does not know is shown as the record has it, beside the note that says so."""
+    labels = {
+        "add": _("Add an entry"),
+        "replace": _("Replace an entry"),
+        "remove": _("Remove an entry"),
+        "batch": _("Several changes"),
+    }
+    return labels.get(action, action)
+
+
+@register.filter
 def blocked_label(pattern_ids: Sequence[str]) -> str:
-    return _("Blocked: %(ids)s") % {"ids": ", ".join(pattern_ids)}
+    """The entry's badge: what the scanner found, in the short plain names of its findings."""
+    return _("Blocked: %(ids)s") % {"ids": _(", ").join(_(pattern_label(pattern_id)) for pattern_id in pattern_ids)}
 
 
 # Rendered entry items and sources, kept across requests: an item's markup depends only on the

@@ -7,10 +7,26 @@ import re
 from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
+from django.utils.translation import gettext as _
 
 register = template.Library()
 
 _OPEN, _CLOSE = escape(">>>"), escape("<<<")
+
+
+@register.filter
+def end_reason(reason: str | None) -> str:
+    """Why the agent closed a session, in plain words (its own code, from the sessions table of
+    docs/agent_formats.md §Session history, is shown on hover)."""
+    labels = {
+        "cli_close": _("closed in the terminal"),
+        "agent_close": _("closed by the agent"),
+        "compression": _("continued in a shortened copy"),
+        "branched": _("branched into a new session"),
+        "cron_complete": _("scheduled task finished"),
+        "idle": _("closed after a quiet spell"),
+    }
+    return labels.get(reason or "", _("another reason"))
 _MARKED = re.compile(re.escape(_OPEN) + "(.*?)" + re.escape(_CLOSE), re.DOTALL)
 
 

@@ -457,6 +457,7 @@ NOT_PAGES = {
     "memory_settings_events": "event stream (text/event-stream): change fingerprints for the settings page",
     "provider_contents_events": "event stream (text/event-stream): change fingerprints for a provider's contents",
     "provider_contents_undo": "POST-only: the undo button",
+    "favicon": "a redirect to the icon file base.html links, not a page",
     # These need a provider's own store (a holographic database); their keyboard use and both screen
     # widths are checked in tests/provider_contents/test_browser.py. An axe visit is left for later.
     "provider_contents_item": "needs a holographic store: see tests/provider_contents/test_browser.py",

@@ -1,5 +1,6 @@
 """Every page fits a phone (390x844) and a laptop (1366x900), in English and Simplified Chinese, in
-the light and the dark scheme: nothing scrolls sideways and no table cell or control cuts its text.
+the light and the dark scheme: nothing scrolls sideways, no table cell or control cuts its text
+and no button breaks its label inside a word.
 
 The page states are the accessibility crawl's (tests/a11y/test_axe.py), so a new page is checked
 here as soon as it is added there. One browser context per (size, language); each page is loaded
@@ -90,6 +91,23 @@ LAYOUT_JS = r"""() => {
     const needed = canvas.measureText(option.text.trim()).width + padding + 20;  // 20: the arrow
     if (select.clientWidth + 1 < needed) {
       problems.push(`${describe(option)} is cut in its select: ${select.clientWidth}px of ${Math.round(needed)}px`);
+    }
+  }
+  // A button's label breaks between words, never inside one: each run of Latin letters or digits
+  // in a button sits on one line (a word cut in two has boxes on two lines).
+  for (const button of document.querySelectorAll('button, .button, [role="button"]')) {
+    if (!visible(button) || button.closest('.visually-hidden')) { continue; }
+    const walker = document.createTreeWalker(button, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const word of node.data.matchAll(/[A-Za-z0-9]{2,}/g)) {
+        const range = document.createRange();
+        range.setStart(node, word.index);
+        range.setEnd(node, word.index + word[0].length);
+        const lines = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (lines.size > 1) {
+          problems.push(`${describe(button)} breaks the word "${word[0]}" over ${lines.size} lines`);
+        }
+      }
     }
   }
   return problems;

@@ -35,6 +35,19 @@ def test_it_links_a_favicon_that_exists(owner_client, demo_home):
 
 
 @pytest.mark.django_db
+def test_it_answers_favicon_ico_with_the_panels_icon_signed_in_or_not(owner_client, demo_home):
+    from django.test import Client
+
+    client = Client()  # signed out: the sign-in page asks for the icon too
+    for asking in (client, owner_client):
+        response = asking.get("/favicon.ico")
+        assert response.status_code == 302
+        assert response["Location"] == "/static/admin_panel/favicon.svg"
+    icon = client.get("/favicon.ico", follow=True)
+    assert icon.status_code == 200 and icon["Content-Type"].startswith("image/svg+xml")
+
+
+@pytest.mark.django_db
 def test_it_says_beside_the_list_that_nothing_is_selected_without_scripts(owner_client, demo_home):
     response = owner_client.get("/memory/delete/", {"next": "/memory/blocked/"}, follow=True)
     html = response.content.decode()
@@ -112,5 +125,51 @@ def test_it_keeps_delete_selected_disabled_until_an_entry_is_selected(browser, l
         expect(button).to_be_enabled()
         page.locator("input[type=checkbox][name=entry]").first.uncheck()
         expect(button).to_be_disabled()
+        select_all = page.get_by_label("Select all")
+        select_all.check()
+        expect(button).to_be_enabled()
+        select_all.uncheck()
+        expect(button).to_be_disabled()
+    finally:
+        context.close()
+
+
+@pytest.mark.browser
+@pytest.mark.django_db(transaction=True)
+def test_it_keeps_approve_and_reject_disabled_until_a_pending_write_is_selected(browser, live_server, demo_home, owner):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
+    _sign_in(context, live_server, owner)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}/memory/pending/")
+        buttons = [page.get_by_role("button", name="Approve selected"),
+                   page.get_by_role("button", name="Reject selected")]
+        boxes = page.locator("input[type=checkbox][name=pending_id]")
+        assert boxes.count() >= 2
+        for button in buttons:
+            expect(button).to_be_disabled()
+        boxes.first.check()
+        for button in buttons:
+            expect(button).to_be_enabled()
+        boxes.first.uncheck()
+        for button in buttons:
+            expect(button).to_be_disabled()
+        select_all = page.get_by_label("Select all")
+        select_all.check()
+        for button in buttons:
+            expect(button).to_be_enabled()
+        for index in range(boxes.count()):
+            expect(boxes.nth(index)).to_be_checked()
+        select_all.uncheck()
+        for button in buttons:
+            expect(button).to_be_disabled()
+        # Stacked on a phone, each write says "Content" once: its column's label, not again inside.
+        # What a row shows: each cell's label (drawn before it by CSS) and its text.
+        shown = page.evaluate("""() => [...document.querySelectorAll('#pending-table tbody tr')].map(row =>
+          [...row.cells].map(cell => getComputedStyle(cell, '::before').content + ' ' + cell.innerText).join(' '))""")
+        assert len(shown) >= 2
+        for row in shown:
+            assert row.count("Content") == 1, row
     finally:
         context.close()

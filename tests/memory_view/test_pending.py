@@ -121,3 +121,37 @@ def test_it_does_not_replay_a_write_into_a_drifted_store(owner_client, home):
     assert path.read_bytes() == before
     assert any("has drifted" in message and "it stays pending" in message for message in _messages(response))
     assert [record["id"] for record in list_pending(home)] == [pending_id]
+
+
+def test_it_refuses_an_empty_selection_and_says_what_to_do(owner_client, home):
+    write_config(home, write_approval=True)
+    pending_id = _stage_add(home, "Prefers short answers.")
+
+    for action in ("approve", "reject"):
+        response = owner_client.post("/memory/pending/action/", {"action": action, "next": "/memory/pending/"})
+        assert response.status_code == 400
+        assert "Select at least one pending write." in response.content.decode()
+    assert [record["id"] for record in list_pending(home)] == [pending_id]
+
+
+def test_it_names_each_action_in_plain_words_in_both_languages(owner_client, home):
+    write_config(home, write_approval=True)
+    _stage_add(home, "Deploys go to Ubuntu 24.04")
+    stage(
+        home,
+        payload={"action": "replace", "target": "user", "content": "Name: Dana R.", "old_text": "Name: Dana"},
+        summary="replace in user profile: old: Name: Dana",
+        clock=lambda: 1_767_000_100.0,
+    )
+
+    english = owner_client.get("/memory/pending/").content.decode()
+    assert '<strong class="pending-action">Add an entry</strong>' in english
+    assert '<strong class="pending-action">Replace an entry</strong>' in english
+    # The new text is labelled only beside the old one; the column heading says "Content".
+    assert english.count('<span class="pending-label">New text</span>') == 1
+    assert '<span class="pending-label">Content</span>' not in english
+
+    chinese = owner_client.get("/memory/pending/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '<strong class="pending-action">添加条目</strong>' in chinese
+    assert '<strong class="pending-action">替换条目</strong>' in chinese
+    assert ">add<" not in chinese and ">replace<" not in chinese

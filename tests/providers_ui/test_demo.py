@@ -20,7 +20,7 @@ def test_it_seeds_provider_states_that_the_pages_show(owner_client, home):
 
     assert "SyntaxError" in listing and "plugins/scratchpad/config_schema.py" in listing
     assert "shadowed by the bundled provider “honcho”" in listing
-    assert "under its old name budget" in hindsight and "set in .env" in hindsight
+    assert "stored under an older name" in hindsight and "set in .env" in hindsight
     assert "demo-hindsight-key-not-real" not in hindsight
     assert "instead of on or off" in supermemory and "Set the required secret first: API key." in supermemory
     assert "from .env MEM0_HOST" in mem0

@@ -42,7 +42,11 @@ def test_a_provider_page_uses_no_developer_wording(demo):
     pages = _text(demo.get("/providers/hindsight/").content.decode()) + _text(
         demo.get("/providers/supermemory/").content.decode())
     assert "legacy key" not in pages and "not a boolean" not in pages
-    assert "under its old name budget" in pages and "instead of on or off" in pages
+    assert "stored under an older name" in pages and "instead of on or off" in pages
+    assert "under its old name" not in pages
+    # The older key is there for whoever hovers over the badge.
+    assert 'title="Where the current value comes from: the older key budget"' in demo.get(
+        "/providers/hindsight/").content.decode()
 
 
 def test_honchos_host_block_comes_after_the_settings(demo):

@@ -81,6 +81,7 @@ def collect() -> list[tuple[str, str]]:
     ]
     pairs += [(f"scanner category {key}", text) for key, text in threats.CATEGORY_LABELS.items()]
     pairs += [(f"scanner explanation {key}", text) for key, text in threats.EXPLANATIONS.items()]
+    pairs += [(f"scanner finding {key}", text) for key, text in threats.PATTERN_LABELS.items()]
     for table in ("CATEGORY_LABELS", "EXPLANATIONS", "SUGGESTIONS"):
         texts = getattr(maintenance_findings, table)
         pairs += [(f"maintenance {table.lower()} {key}", text) for key, text in texts.items()]

@@ -251,13 +251,31 @@
     });
   }
 
+  // "Select all" ticks or clears every box as a person would: each box that changes sends its own
+  // change event, so whatever follows the selection (panel.js enables the buttons that act on it)
+  // sees the new state. Ticking every box by hand ticks "Select all" too.
+  var selectingAll = false;
   document.addEventListener("change", function (event) {
     var box = event.target;
-    if (!box.matches || !box.matches("input[data-select-all]")) { return; }
-    var name = box.getAttribute("data-select-all");
+    if (!box.matches) { return; }
     var form = box.form || document;
-    form.querySelectorAll("input[type='checkbox'][name='" + name + "']").forEach(function (item) {
-      item.checked = box.checked;
+    if (box.matches("input[data-select-all]")) {
+      var name = box.getAttribute("data-select-all");
+      selectingAll = true;
+      form.querySelectorAll("input[type='checkbox'][name='" + name + "']").forEach(function (item) {
+        if (item.checked !== box.checked) {
+          item.checked = box.checked;
+          item.dispatchEvent(new Event("change", { bubbles: true }));
+        }
+      });
+      selectingAll = false;
+      return;
+    }
+    if (selectingAll || !box.name) { return; }
+    form.querySelectorAll("input[data-select-all='" + box.name + "']").forEach(function (all) {
+      var items = form.querySelectorAll("input[type='checkbox'][name='" + box.name + "']");
+      var ticked = form.querySelectorAll("input[type='checkbox'][name='" + box.name + "']:checked");
+      all.checked = items.length > 0 && ticked.length === items.length;
     });
   });
 

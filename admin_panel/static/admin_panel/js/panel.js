@@ -6,6 +6,26 @@
   const root = document.documentElement;
   root.classList.add("js");
 
+  // On a phone the navigation and the switchers fold behind the Menu button (the CSS folds them
+  // only at phone width); Escape closes the open menu and gives the button its focus back.
+  const header = document.querySelector(".site-header");
+  const toggle = header === null ? null : header.querySelector(".site-menu-toggle");
+  if (toggle !== null) {
+    const open = (opened) => {
+      header.classList.toggle("site-header--folded", !opened);
+      toggle.setAttribute("aria-expanded", String(opened));
+    };
+    open(false);
+    toggle.hidden = false;
+    toggle.addEventListener("click", () => open(toggle.getAttribute("aria-expanded") !== "true"));
+    header.addEventListener("keydown", (event) => {
+      if (event.key === "Escape" && toggle.getAttribute("aria-expanded") === "true") {
+        open(false);
+        toggle.focus();
+      }
+    });
+  }
+
   // Header switchers apply on change; their submit buttons are only for pages without scripts.
   document.querySelectorAll("form[data-submit-on-change]").forEach((form) => {
     form.addEventListener("change", () => form.requestSubmit ? form.requestSubmit() : form.submit());
