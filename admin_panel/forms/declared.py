@@ -24,9 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
+from django.forms import BoundField
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.forms.widgets import declared_attrs
+from admin_panel.forms.widgets import ChoiceControl, SwitchControl, declared_attrs
 from memory_core.caching import MISSING, KeyedCache
 from provider_schemas.values import FieldError, coerce, normalise_input
 
@@ -191,6 +193,81 @@ FIELD_CLASSES: dict[str, type[DeclaredValue]] = {
     "text": DeclaredValue,
     "number": DeclaredValue,
 }
+
+
+# --- a generated field as a page shows it --------------------------------------------------------
+
+
+class DeclaredBoundField(BoundField):
+    """What every page that shows a generated form does with a field: Django's bound field, told by
+    the form's ``page`` (set before the first field is accessed) what this rendering adds to the
+    files' values: ``page.shown`` (a value as the user typed it, when the page comes back to them)
+    and ``page.errors`` (what the page says at a field). Subclasses name the field's ``dom_id`` and
+    ``kind``, say how a choice's options read (``choice_options``) and render the kinds besides a
+    switch and a choice (``typed_control``); their ``template_name`` is the field group
+    (``{{ field.as_field_group }}``, docs/admin_panel.md "Forms from the declaration")."""
+
+    dom_id: str
+    kind: str
+
+    def __init__(self, form: forms.Form, field: forms.Field, name: str) -> None:
+        super().__init__(form, field, name)
+        self.page: Any = form.page
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    @property
+    def error(self) -> str:
+        return self.page.errors.get(self.name, "")
+
+    def value(self) -> Any:
+        """What the control shows: the files' value (the form's initial), or what the user typed
+        when the page comes back to them."""
+        return self.page.shown.get(self.name, self.initial)
+
+    @property
+    def help_id(self) -> str:
+        return f"{self.dom_id}-help"
+
+    @property
+    def error_id(self) -> str:
+        return f"{self.dom_id}-error"
+
+    @property
+    def describedby(self) -> str:
+        return f"{self.error_id} {self.help_id}" if self.error else self.help_id
+
+    def _where_attrs(self) -> dict[str, Any]:
+        """The attributes that place a control on its page: its id, what describes it, whether it
+        is refused, whether it can be changed."""
+        attrs: dict[str, Any] = {"id": self.dom_id, "aria-describedby": self.describedby}
+        if self.error:
+            attrs["aria-invalid"] = "true"
+        if self.field.disabled:
+            attrs["disabled"] = True
+        return attrs
+
+    @property
+    def control(self) -> SafeString:
+        """The control, rendered by the kind's widget (``forms.widgets``) through Django's
+        ``as_widget``: the name is the form's (``v:<key>``), the value that of ``value()``."""
+        if self.kind == "bool":
+            return self.as_widget(SwitchControl(), self._where_attrs())
+        if self.kind == "select":
+            options, blank_label = self.choice_options()
+            return self.as_widget(ChoiceControl(options=options, blank_label=blank_label), self._where_attrs())
+        return self.typed_control()
+
+    def choice_options(self) -> tuple[list[tuple[str, str, bool, str]], str]:
+        """A choice's ``(value, label, disabled, note)`` options and the label of its blank option
+        ("" for none)."""
+        raise NotImplementedError
+
+    def typed_control(self) -> SafeString:
+        """The control of any kind besides a switch and a choice."""
+        raise NotImplementedError
 
 
 # --- the provider form ----------------------------------------------------------------------------
@@ -366,6 +443,7 @@ class SettingsForm(DeclaredForm):
 
 def settings_form_class(specs: Iterable[Any]) -> type[SettingsForm]:
     """A form class for the ``memory:`` settings (``forms.settings.SETTINGS``)."""
-    attrs = {spec.key: FIELD_CLASSES.get(spec.kind, DeclaredValue)(kind=spec.kind, label=spec.label)
+    attrs = {spec.key: FIELD_CLASSES.get(spec.kind, DeclaredValue)(kind=spec.kind, label=spec.label,
+                                                                   help_text=spec.help)
              for spec in specs}
     return type("SettingsForm", (SettingsForm,), attrs)

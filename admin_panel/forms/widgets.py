@@ -4,8 +4,9 @@ keep / replace / clear and new value as one.
 
 A widget gets its HTML attributes the Django way: the form field's ``widget_attrs`` adds what
 the declaration says (``declared_attrs``: pattern, maxlength, inputmode), the bound field
-(``forms.provider.ProviderBoundField``) adds where it sits on the page (id, aria-describedby,
-aria-invalid, disabled, placeholder) through Django's ``BoundField.as_widget``. Reading the post
+(``forms.declared.DeclaredBoundField``: the provider form's and the memory settings') adds where
+it sits on the page (id, aria-describedby, aria-invalid, disabled, placeholder) through Django's
+``BoundField.as_widget``. Reading the post
 stays with the form's own widgets (``forms.declared``): these only render.
 """
 
@@ -15,7 +16,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import forms
-from django.utils.safestring import SafeString
 
 
 class TextControl(forms.TextInput):
@@ -123,24 +123,3 @@ def declared_attrs(kind: str, declared: Any) -> dict[str, str]:
     if getattr(declared, "max_length", None):
         attrs["maxlength"] = str(declared.max_length)
     return attrs
-
-
-def render_control(control: Mapping[str, Any]) -> SafeString:
-    """The HTML of a control from its plain description (the memory settings' rows,
-    ``forms.settings``)."""
-    kind = control["widget"]
-    attrs = dict(control["attrs"])
-    name, value = control["name"], control["value"]
-    if kind == "text":
-        widget: forms.Widget = TextControl(unit=control.get("unit", ""), suggestions=control.get("suggestions", ()),
-                                           datalist_id=control.get("datalist_id", ""), attrs=attrs)
-    elif kind == "textarea":
-        widget = TextareaControl(attrs=attrs)
-    elif kind == "select":
-        widget = ChoiceControl(options=control["options"], blank_label=control.get("blank_label", ""), attrs=attrs)
-    elif kind == "switch":
-        widget = SwitchControl(attrs=attrs)
-    else:
-        widget = SecretControl(key=control["key"], actions=control["actions"], texts=control["texts"],
-                               disabled=bool(control.get("disabled")), attrs=attrs)
-    return widget.render(name, value)
