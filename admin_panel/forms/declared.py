@@ -28,74 +28,19 @@ from django.forms import BoundField
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.forms.widgets import ChoiceControl, SwitchControl, declared_attrs
+from admin_panel.forms.widgets import (
+    ChoiceControl,
+    HiddenInitial,
+    SecretControl,
+    SwitchControl,
+    TextareaControl,
+    TextControl,
+    declared_attrs,
+)
 from memory_core.caching import MISSING, KeyedCache
 from provider_schemas.values import FieldError, coerce, normalise_input
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
-
-
-def last_value(data: Mapping[str, Any], name: str) -> str | None:
-    """The last value posted under ``name`` (a checkbox after its hidden "false" twin)."""
-    getlist = getattr(data, "getlist", None)
-    if getlist is not None:
-        items = getlist(name)
-        return items[-1] if items else None
-    value = data.get(name)
-    if isinstance(value, list):
-        return value[-1] if value else None
-    return value
-
-
-# --- widgets: how a value is read from the post -------------------------------------------------
-
-
-class PostedValue(forms.Widget):
-    """The last value posted under the name, or None when the control was not posted (disabled,
-    or not on this page: such a field is left alone)."""
-
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
-        return last_value(data, name)
-
-    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
-        return last_value(data, name) is None
-
-
-class TextValue(PostedValue, forms.TextInput):
-    pass
-
-
-class MultilineValue(PostedValue, forms.Textarea):
-    pass
-
-
-class SelectValue(PostedValue, forms.Select):
-    pass
-
-
-class SwitchValue(PostedValue, forms.CheckboxInput):
-    """A switch posts "true" after a hidden "false": the last one is the value."""
-
-
-class HiddenValue(PostedValue, forms.HiddenInput):
-    pass
-
-
-class SecretWidget(forms.MultiWidget):
-    """Keep / replace / clear and the new value, as one widget (``secret:<key>``, ``new:<key>``)."""
-
-    def __init__(self) -> None:
-        super().__init__(widgets=[forms.RadioSelect(choices=[(a, a) for a in SECRET_ACTIONS]),
-                                  forms.PasswordInput()])
-
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[str | None]:
-        return [last_value(data, f"secret:{name}"), last_value(data, f"new:{name}")]
-
-    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
-        return False
-
-    def decompress(self, value: Any) -> list[Any]:
-        return list(value) if value else ["keep", ""]
 
 
 # --- fields: one class per kind -------------------------------------------------------------------
@@ -107,8 +52,8 @@ class DeclaredValue(forms.Field):
     ``o:<key>`` is the hidden initial; a value posted without it (the review page re-posts only
     the changed values) counts as changed."""
 
-    widget = TextValue
-    hidden_widget = HiddenValue
+    widget = TextControl
+    hidden_widget = HiddenInitial
 
     def __init__(self, *, kind: str, declared: Any = None, storage: str = "", **kwargs: Any) -> None:
         self.kind = kind
@@ -134,22 +79,22 @@ class DeclaredValue(forms.Field):
 
 
 class DeclaredBool(DeclaredValue):
-    widget = SwitchValue
+    widget = SwitchControl
 
 
 class DeclaredChoice(DeclaredValue):
-    widget = SelectValue
+    widget = ChoiceControl
 
 
 class DeclaredJson(DeclaredValue):
-    widget = MultilineValue
+    widget = TextareaControl
 
 
 class SecretChoice(forms.Field):
     """The secret's action and new value: ``(action, new)``. Typing a new value means "replace"
     (without JavaScript the box is always there)."""
 
-    widget = SecretWidget
+    widget = SecretControl
     default_error_messages = {
         "missing_new": _("Enter the new value, or choose “Keep current value”."),
     }
