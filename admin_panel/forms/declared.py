@@ -24,76 +24,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
+from django.forms import BoundField
+from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.forms.widgets import declared_attrs
+from admin_panel.forms.widgets import (
+    ChoiceControl,
+    HiddenInitial,
+    SecretControl,
+    SwitchControl,
+    TextareaControl,
+    TextControl,
+    declared_attrs,
+)
 from memory_core.caching import MISSING, KeyedCache
 from provider_schemas.values import FieldError, coerce, normalise_input
 
 SECRET_ACTIONS = ("keep", "replace", "clear")
-
-
-def last_value(data: Mapping[str, Any], name: str) -> str | None:
-    """The last value posted under ``name`` (a checkbox after its hidden "false" twin)."""
-    getlist = getattr(data, "getlist", None)
-    if getlist is not None:
-        items = getlist(name)
-        return items[-1] if items else None
-    value = data.get(name)
-    if isinstance(value, list):
-        return value[-1] if value else None
-    return value
-
-
-# --- widgets: how a value is read from the post -------------------------------------------------
-
-
-class PostedValue(forms.Widget):
-    """The last value posted under the name, or None when the control was not posted (disabled,
-    or not on this page: such a field is left alone)."""
-
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
-        return last_value(data, name)
-
-    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
-        return last_value(data, name) is None
-
-
-class TextValue(PostedValue, forms.TextInput):
-    pass
-
-
-class MultilineValue(PostedValue, forms.Textarea):
-    pass
-
-
-class SelectValue(PostedValue, forms.Select):
-    pass
-
-
-class SwitchValue(PostedValue, forms.CheckboxInput):
-    """A switch posts "true" after a hidden "false": the last one is the value."""
-
-
-class HiddenValue(PostedValue, forms.HiddenInput):
-    pass
-
-
-class SecretWidget(forms.MultiWidget):
-    """Keep / replace / clear and the new value, as one widget (``secret:<key>``, ``new:<key>``)."""
-
-    def __init__(self) -> None:
-        super().__init__(widgets=[forms.RadioSelect(choices=[(a, a) for a in SECRET_ACTIONS]),
-                                  forms.PasswordInput()])
-
-    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[str | None]:
-        return [last_value(data, f"secret:{name}"), last_value(data, f"new:{name}")]
-
-    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
-        return False
-
-    def decompress(self, value: Any) -> list[Any]:
-        return list(value) if value else ["keep", ""]
 
 
 # --- fields: one class per kind -------------------------------------------------------------------
@@ -105,8 +52,8 @@ class DeclaredValue(forms.Field):
     ``o:<key>`` is the hidden initial; a value posted without it (the review page re-posts only
     the changed values) counts as changed."""
 
-    widget = TextValue
-    hidden_widget = HiddenValue
+    widget = TextControl
+    hidden_widget = HiddenInitial
 
     def __init__(self, *, kind: str, declared: Any = None, storage: str = "", **kwargs: Any) -> None:
         self.kind = kind
@@ -132,22 +79,22 @@ class DeclaredValue(forms.Field):
 
 
 class DeclaredBool(DeclaredValue):
-    widget = SwitchValue
+    widget = SwitchControl
 
 
 class DeclaredChoice(DeclaredValue):
-    widget = SelectValue
+    widget = ChoiceControl
 
 
 class DeclaredJson(DeclaredValue):
-    widget = MultilineValue
+    widget = TextareaControl
 
 
 class SecretChoice(forms.Field):
     """The secret's action and new value: ``(action, new)``. Typing a new value means "replace"
     (without JavaScript the box is always there)."""
 
-    widget = SecretWidget
+    widget = SecretControl
     default_error_messages = {
         "missing_new": _("Enter the new value, or choose “Keep current value”."),
     }
@@ -191,6 +138,81 @@ FIELD_CLASSES: dict[str, type[DeclaredValue]] = {
     "text": DeclaredValue,
     "number": DeclaredValue,
 }
+
+
+# --- a generated field as a page shows it --------------------------------------------------------
+
+
+class DeclaredBoundField(BoundField):
+    """What every page that shows a generated form does with a field: Django's bound field, told by
+    the form's ``page`` (set before the first field is accessed) what this rendering adds to the
+    files' values: ``page.shown`` (a value as the user typed it, when the page comes back to them)
+    and ``page.errors`` (what the page says at a field). Subclasses name the field's ``dom_id`` and
+    ``kind``, say how a choice's options read (``choice_options``) and render the kinds besides a
+    switch and a choice (``typed_control``); their ``template_name`` is the field group
+    (``{{ field.as_field_group }}``, docs/admin_panel.md "Forms from the declaration")."""
+
+    dom_id: str
+    kind: str
+
+    def __init__(self, form: forms.Form, field: forms.Field, name: str) -> None:
+        super().__init__(form, field, name)
+        self.page: Any = form.page
+
+    @property
+    def key(self) -> str:
+        return self.name
+
+    @property
+    def error(self) -> str:
+        return self.page.errors.get(self.name, "")
+
+    def value(self) -> Any:
+        """What the control shows: the files' value (the form's initial), or what the user typed
+        when the page comes back to them."""
+        return self.page.shown.get(self.name, self.initial)
+
+    @property
+    def help_id(self) -> str:
+        return f"{self.dom_id}-help"
+
+    @property
+    def error_id(self) -> str:
+        return f"{self.dom_id}-error"
+
+    @property
+    def describedby(self) -> str:
+        return f"{self.error_id} {self.help_id}" if self.error else self.help_id
+
+    def _where_attrs(self) -> dict[str, Any]:
+        """The attributes that place a control on its page: its id, what describes it, whether it
+        is refused, whether it can be changed."""
+        attrs: dict[str, Any] = {"id": self.dom_id, "aria-describedby": self.describedby}
+        if self.error:
+            attrs["aria-invalid"] = "true"
+        if self.field.disabled:
+            attrs["disabled"] = True
+        return attrs
+
+    @property
+    def control(self) -> SafeString:
+        """The control, rendered by the kind's widget (``forms.widgets``) through Django's
+        ``as_widget``: the name is the form's (``v:<key>``), the value that of ``value()``."""
+        if self.kind == "bool":
+            return self.as_widget(SwitchControl(), self._where_attrs())
+        if self.kind == "select":
+            options, blank_label = self.choice_options()
+            return self.as_widget(ChoiceControl(options=options, blank_label=blank_label), self._where_attrs())
+        return self.typed_control()
+
+    def choice_options(self) -> tuple[list[tuple[str, str, bool, str]], str]:
+        """A choice's ``(value, label, disabled, note)`` options and the label of its blank option
+        ("" for none)."""
+        raise NotImplementedError
+
+    def typed_control(self) -> SafeString:
+        """The control of any kind besides a switch and a choice."""
+        raise NotImplementedError
 
 
 # --- the provider form ----------------------------------------------------------------------------
@@ -366,6 +388,7 @@ class SettingsForm(DeclaredForm):
 
 def settings_form_class(specs: Iterable[Any]) -> type[SettingsForm]:
     """A form class for the ``memory:`` settings (``forms.settings.SETTINGS``)."""
-    attrs = {spec.key: FIELD_CLASSES.get(spec.kind, DeclaredValue)(kind=spec.kind, label=spec.label)
+    attrs = {spec.key: FIELD_CLASSES.get(spec.kind, DeclaredValue)(kind=spec.kind, label=spec.label,
+                                                                   help_text=spec.help)
              for spec in specs}
     return type("SettingsForm", (SettingsForm,), attrs)

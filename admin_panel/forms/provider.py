@@ -23,7 +23,6 @@ from typing import Any
 from urllib.parse import quote
 
 from django import forms
-from django.forms import BoundField
 from django.utils import translation
 from django.utils.functional import cached_property
 from django.utils.html import escape
@@ -32,16 +31,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from admin_panel.cjk_text import tidy_cjk_spaces
-from admin_panel.forms.declared import ProviderForm, Submission, provider_form_class
+from admin_panel.forms.declared import DeclaredBoundField, ProviderForm, Submission, provider_form_class
 from admin_panel.forms.field_errors import field_error
-from admin_panel.forms.widgets import (
-    ChoiceControl,
-    SecretControl,
-    SwitchControl,
-    TextareaControl,
-    TextControl,
-    declared_attrs,
-)
+from admin_panel.forms.widgets import SecretControl, TextareaControl, TextControl, declared_attrs
 from admin_panel.localisation import localise_message
 from admin_panel.templatetags.dates import when
 from memory_core.caching import MISSING, KeyedCache
@@ -193,7 +185,7 @@ def _fill(text: str, values: Mapping[str, Any]) -> str:
     return tidy_cjk_spaces(text % values)
 
 
-class ProviderBoundField(BoundField):
+class ProviderBoundField(DeclaredBoundField):
     """One field of the provider form as the page shows it: Django's bound field with what
     provider_schemas read from the files (status, source, where it is stored, the ``when`` note)
     and what this page adds (the error, whether it is shown, whether it can be changed) as its
@@ -208,16 +200,11 @@ class ProviderBoundField(BoundField):
 
     def __init__(self, form: ProviderForm, field: forms.Field, name: str) -> None:
         super().__init__(form, field, name)
-        self.page: FormPage = form.page
         self.state = self.page.states[name]  # provider_schemas FieldState
         self.label = self.state.label  # translated (admin_panel.localisation)
         self.ui = self.page.ui
 
     # --- what the page holds for this field --------------------------------------------------
-
-    @property
-    def key(self) -> str:
-        return self.name
 
     @property
     def kind(self) -> str:
@@ -236,10 +223,6 @@ class ProviderBoundField(BoundField):
         return self.page.visibility.get(self.name, True)
 
     @property
-    def error(self) -> str:
-        return self.page.errors.get(self.name, "")
-
-    @property
     def reset(self) -> bool:
         return self.name in self.page.resets
 
@@ -248,11 +231,10 @@ class ProviderBoundField(BoundField):
         return getattr(self.state, "read_only_reason", None) or ""
 
     def value(self) -> str:
-        """What the control shows: the files' value, or what the user typed when the page comes
-        back to them; for a secret, the chosen action (never a stored value)."""
+        """For a secret, the chosen action (never a stored value)."""
         if self.is_secret:
             return self.page.secret_actions.get(self.name, "keep")
-        return self.page.shown.get(self.name, self.state.value)
+        return super().value()
 
     # --- texts --------------------------------------------------------------------------------
 
@@ -263,18 +245,6 @@ class ProviderBoundField(BoundField):
     @property
     def row_id(self) -> str:
         return "row-" + self.dom_id
-
-    @property
-    def help_id(self) -> str:
-        return f"{self.dom_id}-help"
-
-    @property
-    def error_id(self) -> str:
-        return f"{self.dom_id}-error"
-
-    @property
-    def describedby(self) -> str:
-        return f"{self.error_id} {self.help_id}" if self.error else self.help_id
 
     @property
     def classes(self) -> str:
@@ -365,31 +335,19 @@ class ProviderBoundField(BoundField):
 
     # --- the control --------------------------------------------------------------------------
 
-    def _where_attrs(self) -> dict[str, Any]:
-        """The attributes that place a control on this page: its id, what describes it, whether
-        it is refused, whether it can be changed."""
-        attrs: dict[str, Any] = {"id": self.dom_id, "aria-describedby": self.describedby}
-        if self.error:
-            attrs["aria-invalid"] = "true"
-        if self.field.disabled:
-            attrs["disabled"] = True
-        return attrs
+    def choice_options(self) -> tuple[list[tuple[str, str, bool, str]], str]:
+        """The declared options (one not on offer says why), "not set" first when there is no
+        default."""
+        state = self.state
+        options = [(o.get("value"), o.get("label"), bool(o.get("disabled")),
+                    o.get("description", "") if o.get("disabled") else "") for o in state.options]
+        return options, self.ui["blank_option"] if not state.default else ""
 
-    @property
-    def control(self) -> SafeString:
-        """The control, rendered by the kind's widget (``forms.widgets``) through Django's
-        ``as_widget`` (name ``v:<key>``, the value of ``value()``)."""
+    def typed_control(self) -> SafeString:
+        """A secret's keep / replace / clear, a text box or a multi-line box."""
         if self.is_secret:
             return self._secret_control()
         state, kind = self.state, self.kind
-        if kind == "bool":
-            return self.as_widget(SwitchControl(), self._where_attrs())
-        if kind == "select":
-            options = [(o.get("value"), o.get("label"), bool(o.get("disabled")),
-                        o.get("description", "") if o.get("disabled") else "") for o in state.options]
-            widget: forms.Widget = ChoiceControl(options=options,
-                                                 blank_label=self.ui["blank_option"] if not state.default else "")
-            return self.as_widget(widget, self._where_attrs())
         value = self.value()
         if kind == "json" or (kind == "text" and ("\n" in value or "\r" in value)):
             attrs = {"id": self.dom_id, "rows": "4"}

@@ -1,22 +1,25 @@
-"""The memory settings form: the ``memory:`` keys of ``config.yaml`` as rows, and posted data back
-into the changed values that provider_schemas validates and writes.
+"""The memory settings form: the ``memory:`` keys of ``config.yaml`` as a generated Django form
+(``forms.declared.settings_form_class``), shown the way the provider form is (docs/admin_panel.md,
+"Forms from the declaration"): each field is a ``SettingBoundField`` rendering
+``admin_panel/fields/setting.html`` around its control.
 
-As on the provider form, only keys whose value differs from what was rendered are submitted, so a
-displayed agent default is never written into the file.
+As on the provider form, only keys whose value differs from what was rendered are submitted
+(Django's ``changed_data`` against the hidden initial ``o:<key>``), so a displayed agent default is
+never written into the file.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
-from admin_panel.forms.declared import settings_form_class
+from admin_panel.forms.declared import DeclaredBoundField, SettingsForm, settings_form_class
 from admin_panel.forms.field_errors import setting_error
-from admin_panel.forms.widgets import render_control
+from admin_panel.forms.widgets import TextControl
 from provider_schemas.saving.memory_settings import MEMORY_KEYS
 
 
@@ -63,58 +66,64 @@ def edit_string(value: Any) -> str:
     return str(value)
 
 
+SPECS: dict[str, SettingSpec] = {spec.key: spec for spec in SETTINGS}
+
+# The generated form of the memory settings: it reads a post (``changes``) and, unbound, is the page.
+MemorySettingsForm: type[SettingsForm] = settings_form_class(SETTINGS)
+
+
 @dataclass
-class SettingRow:
-    spec: SettingSpec
-    value: str
-    original: str
-    stored: bool
-    default: str
-    error: str = ""
-    disabled: bool = False
-    choices: Sequence[Mapping[str, Any]] = ()  # a select's options: {"value", "label"}
+class SettingsPage:
+    """What one rendering of the settings form knows besides the declaration (``settings_form``)."""
+
+    stored: frozenset[str]  # keys the file holds (the others show the agent's default)
+    defaults: dict[str, str]  # key -> the agent's default, as the form shows it
+    choices: Sequence[Mapping[str, Any]] = ()  # the provider choice's options: {"value", "label"}
+    shown: dict[str, str] = field(default_factory=dict)  # key -> the value as typed
+    errors: dict[str, str] = field(default_factory=dict)  # key -> what the page says
+
+
+class SettingBoundField(DeclaredBoundField):
+    """One ``memory:`` setting as the page shows it: its label and help (the form field's), whether
+    the file holds it, the agent's default, and its control (``forms.widgets``).
+    ``{{ field.as_field_group }}`` renders ``admin_panel/fields/setting.html``."""
+
+    template_name = "admin_panel/fields/setting.html"
+
+    def __init__(self, form: SettingsForm, field: Any, name: str) -> None:
+        super().__init__(form, field, name)
+        self.spec = SPECS[name]
 
     @property
-    def key(self) -> str:
-        return self.spec.key
+    def kind(self) -> str:
+        return self.spec.kind
 
     @property
     def dom_id(self) -> str:
-        return f"set-{self.spec.key}"
+        return f"set-{self.name}"
 
     @property
-    def checked(self) -> bool:
-        return self.value == "true"
+    def describedby(self) -> str:
+        # This page has always named the help first, then the error (the provider form: error first).
+        return f"{self.help_id} {self.error_id}" if self.error else self.help_id
 
     @property
-    def control_html(self) -> SafeString:
-        """The control, rendered by the same Django widgets as the provider pages
-        (``forms.widgets``)."""
-        described = f"{self.dom_id}-help" + (f" {self.dom_id}-error" if self.error else "")
-        attrs: dict[str, Any] = {"id": self.dom_id, "aria-describedby": described}
-        if self.error:
-            attrs["aria-invalid"] = "true"
-        if self.disabled:
-            attrs["disabled"] = True
-        name = f"v:{self.key}"
-        if self.spec.kind == "bool":
-            return render_control({"widget": "switch", "name": name, "value": self.value, "attrs": attrs})
-        if self.spec.kind == "select":
-            options = [(c["value"], c["label"], False, "") for c in self.choices]
-            return render_control({"widget": "select", "name": name, "value": self.value, "options": options,
-                                   "attrs": attrs})
-        # A number is typed into a text box: what a person typed is kept as typed (docs/admin_panel.md).
-        return render_control({"widget": "text", "name": name, "value": self.value,
-                               "attrs": {"inputmode": "numeric", **attrs, "autocomplete": "off"}})
+    def stored(self) -> bool:
+        return self.name in self.page.stored
+
+    @property
+    def default(self) -> str:
+        return self.page.defaults.get(self.name, "")
+
+    def choice_options(self) -> tuple[list[tuple[str, str, bool, str]], str]:
+        return [(c["value"], c["label"], False, "") for c in self.page.choices], ""
+
+    def typed_control(self) -> SafeString:
+        """A number, typed into a text box: what a person typed is kept as typed (docs/admin_panel.md)."""
+        return self.as_widget(TextControl(), {"inputmode": "numeric", **self._where_attrs(), "autocomplete": "off"})
 
 
-def parse_settings(data: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, str]]:
-    """``(changed, edited)``: keys whose posted value differs from the rendered one, and every
-    posted value (to show again after an error), through the generated settings form."""
-    return settings_form_class(SETTINGS)(data=data).changes()
-
-
-def build_setting_rows(
+def settings_form(
     settings_state: Any,
     *,
     edited: Mapping[str, str] | None = None,
@@ -122,27 +131,27 @@ def build_setting_rows(
     errors: Mapping[str, str] | None = None,
     disabled: bool = False,
     choices: Sequence[Mapping[str, Any]] = (),
-) -> list[SettingRow]:
-    """Rows from provider_schemas' MemorySettings. After a conflict only the keys the user changed
-    keep the typed value (``changed``); the rest show the file's new value."""
-    errors = errors or {}
-    rows = []
-    for spec in SETTINGS:
-        current = edit_string(settings_state.values.get(spec.key))
-        value = current
-        if edited is not None and spec.key in edited and (changed is None or spec.key in changed):
-            value = edited[spec.key]
-        rows.append(
-            SettingRow(
-                spec=spec,
-                value=value,
-                original=current,
-                stored=spec.key in settings_state.stored,
-                default=edit_string(settings_state.defaults.get(spec.key)),
-                error=setting_error(kind=spec.kind, unit=spec.unit, minimum=spec.minimum, message=errors[spec.key])
-                if errors.get(spec.key) else "",
-                disabled=disabled,
-                choices=choices if spec.kind == "select" else (),
-            )
-        )
-    return rows
+) -> SettingsForm:
+    """The settings form over provider_schemas' MemorySettings, unbound, its initial values the
+    file's (``o:<key>``), ready to render: ``form.field_groups`` are its ``SettingBoundField``s in
+    declaration order. ``edited`` holds what the user typed; after a conflict only the keys the
+    user changed keep it (``changed``), the rest show the file's new value. ``errors`` are the
+    engine's messages, shown as what to type (``forms.field_errors.setting_error``)."""
+    edited, errors = edited or {}, errors or {}
+    page = SettingsPage(
+        stored=frozenset(key for key in SPECS if key in settings_state.stored),
+        defaults={key: edit_string(settings_state.defaults.get(key)) for key in SPECS},
+        choices=choices,
+        shown={key: value for key, value in edited.items()
+               if key in SPECS and (changed is None or key in changed)},
+        errors={spec.key: setting_error(kind=spec.kind, unit=spec.unit, minimum=spec.minimum,
+                                        message=errors[spec.key])
+                for spec in SETTINGS if errors.get(spec.key)},
+    )
+    form = MemorySettingsForm(initial={key: edit_string(settings_state.values.get(key)) for key in SPECS},
+                              bound_field_class=SettingBoundField)
+    form.page = page
+    for each in form.fields.values():
+        each.disabled = disabled
+    form.field_groups = [form[key] for key in SPECS]
+    return form

@@ -1,13 +1,14 @@
 """The controls of the declared forms, as Django widgets with their own templates
 (``admin_panel/templates/admin_panel/widgets/``): one per kind of field, the secret's
-keep / replace / clear and new value as one.
+keep / replace / clear and new value as one. Each both reads its value from the post
+(``value_from_datadict``: the generated forms of ``forms.declared`` use them as their fields'
+widgets) and draws the control.
 
 A widget gets its HTML attributes the Django way: the form field's ``widget_attrs`` adds what
 the declaration says (``declared_attrs``: pattern, maxlength, inputmode), the bound field
-(``forms.provider.ProviderBoundField``) adds where it sits on the page (id, aria-describedby,
-aria-invalid, disabled, placeholder) through Django's ``BoundField.as_widget``. Reading the post
-stays with the form's own widgets (``forms.declared``): these only render.
-"""
+(``forms.declared.DeclaredBoundField``: the provider form's and the memory settings') adds where
+it sits on the page (id, aria-describedby, aria-invalid, disabled, placeholder) through Django's
+``BoundField.as_widget``."""
 
 from __future__ import annotations
 
@@ -15,10 +16,36 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django import forms
-from django.utils.safestring import SafeString
 
 
-class TextControl(forms.TextInput):
+def last_value(data: Mapping[str, Any], name: str) -> str | None:
+    """The last value posted under ``name`` (a checkbox after its hidden "false" twin)."""
+    getlist = getattr(data, "getlist", None)
+    if getlist is not None:
+        items = getlist(name)
+        return items[-1] if items else None
+    value = data.get(name)
+    if isinstance(value, list):
+        return value[-1] if value else None
+    return value
+
+
+class PostedValue(forms.Widget):
+    """Reads the last value posted under the name, or None when the control was not posted
+    (disabled, or not on this page: such a field is left alone)."""
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> Any:
+        return last_value(data, name)
+
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+        return last_value(data, name) is None
+
+
+class HiddenInitial(PostedValue, forms.HiddenInput):
+    """Reads a field's value as it was rendered (``o:<key>``, Django's hidden initial)."""
+
+
+class TextControl(PostedValue, forms.TextInput):
     """A one-line value: text or a number (typed as text: a browser's number box would drop what
     it cannot parse), with its unit beside it and the words offered while typing."""
 
@@ -38,7 +65,7 @@ class TextControl(forms.TextInput):
         return context
 
 
-class TextareaControl(forms.Textarea):
+class TextareaControl(PostedValue, forms.Textarea):
     """JSON, or a text that already holds line breaks."""
 
     template_name = "admin_panel/widgets/textarea.html"
@@ -50,13 +77,13 @@ class TextareaControl(forms.Textarea):
         return "" if value is None else str(value)
 
 
-class ChoiceControl(forms.Select):
+class ChoiceControl(PostedValue, forms.Select):
     """A choice among the declared options; ``blank_label`` offers "not set" when there is no
     default. ``options``: ``(value, label, disabled, note)``."""
 
     template_name = "admin_panel/widgets/select.html"
 
-    def __init__(self, *, options: Sequence[tuple[str, str, bool, str]], blank_label: str = "",
+    def __init__(self, *, options: Sequence[tuple[str, str, bool, str]] = (), blank_label: str = "",
                  attrs: Mapping[str, Any] | None = None) -> None:
         super().__init__(attrs=dict(attrs or {}))
         self.options, self.blank_label = list(options), blank_label
@@ -72,8 +99,9 @@ class ChoiceControl(forms.Select):
         return context
 
 
-class SwitchControl(forms.CheckboxInput):
-    """On / off: a checkbox that posts "true", after a hidden "false" twin."""
+class SwitchControl(PostedValue, forms.CheckboxInput):
+    """On / off: a checkbox that posts "true", after a hidden "false" twin (the last one posted is
+    the value; none when the switch was disabled)."""
 
     template_name = "admin_panel/widgets/switch.html"
 
@@ -88,15 +116,23 @@ class SwitchControl(forms.CheckboxInput):
 
 
 class SecretControl(forms.Widget):
-    """Keep / replace / clear and the new value. Its value is the chosen action only: a stored
-    secret is never put into the page."""
+    """Keep / replace / clear and the new value. It reads both (``secret:<key>``, ``new:<key>``)
+    as ``[action, new]``; it draws the chosen action only: a stored secret is never put into the
+    page."""
 
     template_name = "admin_panel/widgets/secret.html"
 
-    def __init__(self, *, key: str, actions: Sequence[tuple[str, str]], texts: Mapping[str, str],
-                 disabled: bool = False, attrs: Mapping[str, Any] | None = None) -> None:
+    def __init__(self, *, key: str = "", actions: Sequence[tuple[str, str]] = (),
+                 texts: Mapping[str, str] | None = None, disabled: bool = False,
+                 attrs: Mapping[str, Any] | None = None) -> None:
         super().__init__(attrs=dict(attrs or {}))
-        self.key, self.actions, self.texts, self.disabled = key, list(actions), dict(texts), disabled
+        self.key, self.actions, self.texts, self.disabled = key, list(actions), dict(texts or {}), disabled
+
+    def value_from_datadict(self, data: Any, files: Any, name: str) -> list[str | None]:
+        return [last_value(data, f"secret:{name}"), last_value(data, f"new:{name}")]
+
+    def value_omitted_from_data(self, data: Any, files: Any, name: str) -> bool:
+        return False
 
     def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
         context = super().get_context(name, None, attrs)
@@ -123,24 +159,3 @@ def declared_attrs(kind: str, declared: Any) -> dict[str, str]:
     if getattr(declared, "max_length", None):
         attrs["maxlength"] = str(declared.max_length)
     return attrs
-
-
-def render_control(control: Mapping[str, Any]) -> SafeString:
-    """The HTML of a control from its plain description (the memory settings' rows,
-    ``forms.settings``)."""
-    kind = control["widget"]
-    attrs = dict(control["attrs"])
-    name, value = control["name"], control["value"]
-    if kind == "text":
-        widget: forms.Widget = TextControl(unit=control.get("unit", ""), suggestions=control.get("suggestions", ()),
-                                           datalist_id=control.get("datalist_id", ""), attrs=attrs)
-    elif kind == "textarea":
-        widget = TextareaControl(attrs=attrs)
-    elif kind == "select":
-        widget = ChoiceControl(options=control["options"], blank_label=control.get("blank_label", ""), attrs=attrs)
-    elif kind == "switch":
-        widget = SwitchControl(attrs=attrs)
-    else:
-        widget = SecretControl(key=control["key"], actions=control["actions"], texts=control["texts"],
-                               disabled=bool(control.get("disabled")), attrs=attrs)
-    return widget.render(name, value)

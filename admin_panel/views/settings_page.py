@@ -16,7 +16,7 @@ import provider_schemas
 from admin_panel import responses
 from admin_panel.agent_home import current_home
 from admin_panel.event_stream import event_stream
-from admin_panel.forms.settings import build_setting_rows, parse_settings
+from admin_panel.forms.settings import MemorySettingsForm, settings_form
 from admin_panel.localisation import (
     keyring_check_message,
     localise_message,
@@ -91,12 +91,12 @@ def _context(
     editable = can_change(request.user) and not state.error
     current_provider = str(state.values.get("provider") or "")
     provider_choices = _provider_choices(home=home, current=current_provider)
-    rows = build_setting_rows(state, edited=edited, changed=changed, errors=errors, disabled=not editable,
-                              choices=provider_choices)
+    form = settings_form(state, edited=edited, changed=changed, errors=errors, disabled=not editable,
+                         choices=provider_choices)
     return {
         "state": state,
-        "rows": rows,
-        "error_rows": [row for row in rows if row.error],
+        "form": form,
+        "error_fields": [each for each in form.field_groups if each.error],
         "editable": editable,
         "can_change": can_change(request.user),
         "conflict": conflict or [],
@@ -194,7 +194,7 @@ def _move_secrets(request: HttpRequest, *, home: Path) -> HttpResponse:
 
 
 def _save_settings(request: HttpRequest, *, home: Path) -> HttpResponse:
-    changed, edited = parse_settings(request.POST)
+    changed, edited = MemorySettingsForm(data=request.POST).changes()
     fingerprint = request.POST.get("fingerprint") or None
     if not changed:
         messages.info(request, _("Nothing to save: no setting was changed."))

@@ -18,12 +18,11 @@ hooks.RedactSecretsFilter
 hooks.DropNotFoundFilter
 hooks.navigation
 # Form hooks: clean_<field>, ChoiceField.valid_value and the widget/field/form overrides of the
-# generated forms (admin_panel/forms/declared.py) are called by django.forms.
+# generated forms (admin_panel/forms/declared.py, widgets.py) are called by django.forms.
 hooks.clean_content
 hooks.valid_value
 hooks.value_from_datadict
 hooks.value_omitted_from_data
-hooks.decompress
 hooks.has_changed
 hooks.validate
 hooks.add_prefix
