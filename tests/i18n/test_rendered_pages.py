@@ -212,6 +212,7 @@ def english_in_page(html: str, *, content: list[str]) -> list[str]:
 # fragments re-rendering one field row already checked within its page, and live polls.
 NOT_PAGES = {
     "logout": "POST-only: signs out and redirects",
+    "favicon": "redirects to the icon file",
     "memory_undo": "POST-only: redirects",
     "memory_undo_dismiss": "POST-only: redirects",
     "memory_maintenance_undo": "POST-only: redirects",
