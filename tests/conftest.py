@@ -158,6 +158,16 @@ def home(tmp_path: Path, settings, user_home: Path) -> Path:
 
 
 @pytest.fixture
+def demo(home, owner_client):
+    """The owner's signed-in client on a home holding the demo content (``serve --demo``)."""
+    from admin_panel.demo import seed_demo_home
+    from tests.demo_homes import seeded
+
+    seeded(home, seed_demo_home)
+    return owner_client
+
+
+@pytest.fixture
 def owner(django_user_model):
     """Staff persona: may change everything."""
     return django_user_model.objects.create_user(

@@ -58,6 +58,18 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
     return {}, text
 
 
+def _write_over(path: Path, data: bytes, *, failure: str) -> None:
+    """``data`` as the whole of ``path``, through a temporary file renamed over it: a reader (brv,
+    the agent) sees the old file or the new one, never half of one."""
+    temp = path.with_name(f".{path.name}.panel-write")
+    try:
+        temp.write_bytes(data)
+        os.replace(temp, path)
+    except OSError:
+        temp.unlink(missing_ok=True)
+        raise ContentsError(failure, code="unwritable") from None
+
+
 def _squash(text: str) -> str:
     return _SPACES.sub(" ", text).strip()
 
@@ -227,13 +239,7 @@ class ByteroverTree:
                 raise ContentsError("The file could not be removed.", code="unwritable") from None
             return Removed(item=item, undo=undo)
         written = left.encode("utf-8")
-        temp = path.with_name(f".{path.name}.panel-cut")
-        try:
-            temp.write_bytes(written)
-            os.replace(temp, path)
-        except OSError:
-            temp.unlink(missing_ok=True)
-            raise ContentsError("The file could not be written.", code="unwritable") from None
+        _write_over(path, written, failure="The file could not be written.")
         undo["cut"] = hashlib.sha256(written).hexdigest()
         return Removed(item=item, undo=undo, notes=["the rest of the file kept"])
 
@@ -257,13 +263,7 @@ class ByteroverTree:
         if not new or not old or data.count(old) != 1:
             raise ContentsError("The file does not hold the entry's text word for word; it was left as it is.",
                                 code="unmatched")
-        temp = path.with_name(f".{path.name}.panel-replace")
-        try:
-            temp.write_bytes(data.replace(old, new).encode("utf-8"))
-            os.replace(temp, path)
-        except OSError:
-            temp.unlink(missing_ok=True)
-            raise ContentsError("The file could not be written.", code="unwritable") from None
+        _write_over(path, data.replace(old, new).encode("utf-8"), failure="The file could not be written.")
         return self._item(path)
 
     def restore(self, undo: Mapping[str, Any]) -> Item:
@@ -287,11 +287,5 @@ class ByteroverTree:
         elif path.exists():
             raise ContentsError("A file of that name is back already; nothing was restored.", code="clash")
         path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f".{path.name}.panel-restore")
-        try:
-            temp.write_bytes(data)
-            os.replace(temp, path)
-        except OSError:
-            temp.unlink(missing_ok=True)
-            raise ContentsError("The file could not be written back.", code="unwritable") from None
+        _write_over(path, data, failure="The file could not be written back.")
         return self._item(path)

@@ -4,13 +4,15 @@ what it can bring back."""
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 from django.contrib.staticfiles import finders
-from playwright.sync_api import expect
+from playwright.sync_api import Page, expect
 
 from admin_panel.demo import seed_demo_home
 from tests.a11y.test_axe import _sign_in
@@ -18,6 +20,20 @@ from tests.conftest import BROWSER_TIMEOUT_MS
 from tests.demo_homes import seeded
 
 UNDO_WORDING = "a blocked entry stays deleted"
+
+
+@contextlib.contextmanager
+def phone_page(browser, live_server, owner, path: str) -> Iterator[Page]:
+    """``path`` open on a phone-sized page, signed in as ``owner``."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
+    context.set_default_timeout(BROWSER_TIMEOUT_MS)
+    _sign_in(context, live_server, owner)
+    page = context.new_page()
+    try:
+        page.goto(f"{live_server.url}{path}")
+        yield page
+    finally:
+        context.close()
 
 
 @pytest.fixture
@@ -113,12 +129,7 @@ def test_it_offers_undo_only_for_the_clean_entries_of_a_mixed_deletion(owner_cli
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_it_keeps_delete_selected_disabled_until_an_entry_is_selected(browser, live_server, demo_home, owner):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
-    context.set_default_timeout(BROWSER_TIMEOUT_MS)
-    _sign_in(context, live_server, owner)
-    page = context.new_page()
-    try:
-        page.goto(f"{live_server.url}/memory/blocked/")
+    with phone_page(browser, live_server, owner, "/memory/blocked/") as page:
         button = page.get_by_role("button", name="Delete selected…")
         expect(button).to_be_disabled()
         page.locator("input[type=checkbox][name=entry]").first.check()
@@ -130,19 +141,12 @@ def test_it_keeps_delete_selected_disabled_until_an_entry_is_selected(browser, l
         expect(button).to_be_enabled()
         select_all.uncheck()
         expect(button).to_be_disabled()
-    finally:
-        context.close()
 
 
 @pytest.mark.browser
 @pytest.mark.django_db(transaction=True)
 def test_it_keeps_approve_and_reject_disabled_until_a_pending_write_is_selected(browser, live_server, demo_home, owner):
-    context = browser.new_context(viewport={"width": 390, "height": 844}, locale="en-US")
-    context.set_default_timeout(BROWSER_TIMEOUT_MS)
-    _sign_in(context, live_server, owner)
-    page = context.new_page()
-    try:
-        page.goto(f"{live_server.url}/memory/pending/")
+    with phone_page(browser, live_server, owner, "/memory/pending/") as page:
         buttons = [page.get_by_role("button", name="Approve selected"),
                    page.get_by_role("button", name="Reject selected")]
         boxes = page.locator("input[type=checkbox][name=pending_id]")
@@ -171,5 +175,3 @@ def test_it_keeps_approve_and_reject_disabled_until_a_pending_write_is_selected(
         assert len(shown) >= 2
         for row in shown:
             assert row.count("Content") == 1, row
-    finally:
-        context.close()

@@ -8,20 +8,11 @@ import re
 
 import pytest
 
-from admin_panel.demo import seed_demo_home
-from tests.demo_homes import seeded
-
 pytestmark = pytest.mark.django_db
 
 ZH = {"HTTP_ACCEPT_LANGUAGE": "zh-hans"}
 # A Chinese full stop, then a space, then (after any tags) the next Chinese sentence.
 STOP_THEN_SPACE = re.compile(r"。(?:<[^>]+>)*[ \t\n]+(?:<[^>]+>)*[\u4e00-\u9fff]")
-
-
-@pytest.fixture
-def demo(home, owner_client):
-    seeded(home, seed_demo_home)
-    return owner_client
 
 
 def _paragraph(html: str, marker: str) -> str:

@@ -8,17 +8,9 @@ import re
 
 import pytest
 
-from admin_panel.demo import seed_demo_home
 from memory_core.threats import EXPLANATIONS, PATTERN_LABELS, PATTERNS, pattern_label
-from tests.demo_homes import seeded
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def demo(home, owner_client):
-    seeded(home, seed_demo_home)
-    return owner_client
 
 
 def _visible(html: str) -> str:

@@ -8,17 +8,9 @@ import re
 
 import pytest
 
-from admin_panel.demo import seed_demo_home
 from memory_core import read_store_state
-from tests.demo_homes import seeded
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def demo(home, owner_client):
-    seeded(home, seed_demo_home)
-    return owner_client
 
 
 def _figure(text: str) -> str:

@@ -9,20 +9,12 @@ import re
 
 import pytest
 
-from admin_panel.demo import seed_demo_home
 from memory_core.state import read_all_states
-from tests.demo_homes import seeded
 
 pytestmark = pytest.mark.django_db
 
 
 STATE_WORDS = {"Ready", "Needs configuration", "Schema error", "Not installed"}
-
-
-@pytest.fixture
-def demo(home, owner_client):
-    seeded(home, seed_demo_home)
-    return owner_client
 
 
 def _text(html: str) -> str:

@@ -8,16 +8,7 @@ import re
 
 import pytest
 
-from admin_panel.demo import seed_demo_home
-from tests.demo_homes import seeded
-
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def demo(home, owner_client):
-    seeded(home, seed_demo_home)
-    return owner_client
 
 
 def _text(html: str) -> str:

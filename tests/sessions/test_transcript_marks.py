@@ -7,17 +7,9 @@ import re
 
 import pytest
 
-from admin_panel.demo import seed_demo_home
 from admin_panel.templatetags.session_tags import search_marks
-from tests.demo_homes import seeded
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def demo(home, owner_client):
-    seeded(home, seed_demo_home)
-    return owner_client
 
 
 def _hit_link(client, query: str) -> str:
