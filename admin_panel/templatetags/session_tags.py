@@ -27,6 +27,34 @@ def end_reason(reason: str | None) -> str:
         "idle": _("closed after a quiet spell"),
     }
     return labels.get(reason or "", _("another reason"))
+
+
+# Where a session came from (the sessions table's ``source``): the agent's own words for its
+# terminal and its kinds of sessions in plain words; a messaging platform by its name; a source this
+# table does not know as the agent wrote it.
+_PLATFORM_NAMES = {
+    "telegram": "Telegram", "discord": "Discord", "slack": "Slack", "whatsapp": "WhatsApp",
+    "signal": "Signal", "matrix": "Matrix", "mattermost": "Mattermost", "homeassistant": "Home Assistant",
+    "sms": "SMS", "webhook": "Webhook",
+}
+
+
+@register.filter
+def session_source(source: str | None) -> str:
+    """A session's source in plain words (its code, from docs/agent_formats.md §Session history, is
+    shown on hover where the page has room)."""
+    labels = {
+        "cli": _("Terminal"),
+        "cron": _("Scheduled task"),
+        "subagent": _("Subagent"),
+        "api": _("API"),
+        "api_server": _("API"),
+        "email": _("Email"),
+    }
+    code = source or "cli"
+    return labels.get(code) or _PLATFORM_NAMES.get(code, code)
+
+
 _MARKED = re.compile(re.escape(_OPEN) + "(.*?)" + re.escape(_CLOSE), re.DOTALL)
 
 

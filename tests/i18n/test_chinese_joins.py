@@ -39,3 +39,11 @@ def test_counts_beside_labels_use_full_width_parentheses(demo):
     assert "凭据（2）" in html
     assert not re.search(r"[\u4e00-\u9fff] \(\d+\)", html)
     assert "Credential (2)" in demo.get("/memory/memory/maintenance/").content.decode()
+
+
+def test_a_date_inside_a_chinese_sentence_has_no_space_around_it(demo):
+    html = demo.get("/memory/user/maintenance/", **ZH).content.decode()
+    start = html.index('<span id="budget-forecast">')
+    forecast = html[start:html.index("</span>", html.index("前后写满", start)) + len("</span>")]
+    shown = re.sub(r"<[^>]+>", "", re.sub(r'<[^>]*class="[^"]*visually-hidden[^"]*"[^>]*>[^<]*<', "<", forecast))
+    assert re.search(r"将在\d{4}年\d{1,2}月\d{1,2}日前后写满", shown), shown

@@ -53,3 +53,15 @@ def test_a_setting_under_an_older_key_says_so_without_the_key(demo):
     text = _visible(demo.get("/providers/hindsight/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode())
     assert "以旧名称保存" in text
     assert "old name" not in text
+
+
+@pytest.mark.parametrize(("language", "terminal", "platform"), [("en", "Terminal", "Telegram"), ("zh-hans", "终端", "Telegram")])
+def test_sessions_name_where_each_came_from_in_words(demo, language, terminal, platform):
+    listing = demo.get("/sessions/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    visible = _visible(listing)
+    assert not re.search(r"\bcli\b", visible)  # the agent's code for its terminal
+    assert terminal in visible and platform in visible
+    assert 'value="cli"' in listing  # the filter still sends the code
+    detail = next(path for path in re.findall(r'href="(/sessions/[^"/?]+/)"', listing))
+    page = demo.get(detail, HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    assert not re.search(r"\bcli\b|\btelegram\b|\bsubagent\b|\bcron\b", _visible(page))
