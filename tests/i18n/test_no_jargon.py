@@ -55,7 +55,9 @@ def test_a_setting_under_an_older_key_says_so_without_the_key(demo):
     assert "old name" not in text
 
 
-@pytest.mark.parametrize(("language", "terminal", "platform"), [("en", "Terminal", "Telegram"), ("zh-hans", "终端", "Telegram")])
+@pytest.mark.parametrize(
+    ("language", "terminal", "platform"), [("en", "Terminal", "Telegram"), ("zh-hans", "终端", "Telegram")]
+)
 def test_sessions_name_where_each_came_from_in_words(demo, language, terminal, platform):
     listing = demo.get("/sessions/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
     visible = _visible(listing)
