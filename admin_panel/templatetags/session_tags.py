@@ -55,6 +55,14 @@ def session_source(source: str | None) -> str:
     return labels.get(code) or _PLATFORM_NAMES.get(code, code)
 
 
+@register.filter
+def message_role(role: str | None) -> str:
+    """Who wrote a message of a transcript (the messages table's ``role``), in the page's language;
+    a role this table does not know is shown as the agent wrote it."""
+    labels = {"user": _("User"), "assistant": _("Assistant"), "tool": _("Tool"), "system": _("System")}
+    return labels.get(role or "", role or "")
+
+
 _MARKED = re.compile(re.escape(_OPEN) + "(.*?)" + re.escape(_CLOSE), re.DOTALL)
 
 

@@ -64,6 +64,14 @@ def test_sessions_name_where_each_came_from_in_words(demo, language, terminal, p
     assert not re.search(r"\bcli\b", visible)  # the agent's code for its terminal
     assert terminal in visible and platform in visible
     assert 'value="cli"' in listing  # the filter still sends the code
-    detail = next(path for path in re.findall(r'href="(/sessions/[^"/?]+/)"', listing))
+    detail = next(path for path in re.findall(r'href="(/sessions/[^"/?]+/)"', listing) if "secrets" not in path)
     page = demo.get(detail, HTTP_ACCEPT_LANGUAGE=language).content.decode()
     assert not re.search(r"\bcli\b|\btelegram\b|\bsubagent\b|\bcron\b", _visible(page))
+
+
+def test_a_transcript_names_who_wrote_each_message_in_the_pages_language(demo):
+    listing = demo.get("/sessions/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    detail = next(path for path in re.findall(r'href="(/sessions/[^"/?]+/)"', listing) if "secrets" not in path)
+    page = demo.get(detail, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    roles = set(re.findall(r'<span class="turn__role">([^<]*)</span>', page))
+    assert {"用户", "助手"} <= roles <= {"用户", "助手", "工具", "系统"}
