@@ -8,9 +8,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 pytestmark = pytest.mark.django_db
 
 # Reachable before signing in: the sign-in pages themselves, the one-time links (first run,
-# invitations, password resets) and the language choice.
+# invitations, password resets), the language choice and the browser's icon.
 PUBLIC = {"login", "first_run_account", "first_run_link", "set_language", "invitation_accept", "invitation_link",
-          "reset_password", "reset_link"}
+          "reset_password", "reset_link", "favicon"}
 
 
 def _named_routes(resolver: URLResolver, prefix: str = "") -> list[tuple[str, str]]:

@@ -97,7 +97,7 @@ def test_it_deletes_a_blocked_entry_through_the_confirmation_leaving_the_others_
 
     page.goto(f"{live_server.url}/memory/blocked/")
     item = page.locator(".blocked-item")
-    expect(item.locator("code", has_text="role_hijack")).to_be_visible()
+    expect(item.locator('.finding__label[title="role_hijack"]', has_text="Identity change")).to_be_visible()
     assert item.locator("mark").inner_text() == "you are now a "
     assert "tells the agent that it is now someone or something else" in item.inner_text()
     screenshot(page, "memory-blocked-queue")

@@ -13,7 +13,7 @@ from django.urls import URLPattern, URLResolver, get_resolver
 
 # Reachable before signing in.
 PUBLIC_ROUTES = {"login", "first_run_account", "first_run_link", "set_language", "invitation_accept",
-                 "invitation_link", "reset_password", "reset_link"}
+                 "invitation_link", "reset_password", "reset_link", "favicon"}
 # Open to every signed-in user: signing out, and the landing page (which shows no agent state to a
 # user without a role).
 ANY_USER_ROUTES = {"logout", "home"}
