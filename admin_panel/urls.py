@@ -7,7 +7,11 @@ from django.urls import include, path
 from django.views.generic import RedirectView
 from django.views.i18n import set_language
 
-from admin_panel.views import first_run, home, login
+from admin_panel.routes.lazy import ViewModule
+from admin_panel.views import login
+
+first_run = ViewModule("admin_panel.views.first_run")
+home = ViewModule("admin_panel.views.home")
 
 urlpatterns = [
     # First: API clients are the hot path, and no other route starts with api/ (a third of the

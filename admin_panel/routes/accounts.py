@@ -2,7 +2,11 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import account, account_links, people
+from admin_panel.routes.lazy import ViewModule
+
+account = ViewModule("admin_panel.views.account")
+account_links = ViewModule("admin_panel.views.account_links")
+people = ViewModule("admin_panel.views.people")
 
 urlpatterns: list[URLPattern] = [
     path("accounts/invitation/", account_links.accept_invitation, name="invitation_accept"),

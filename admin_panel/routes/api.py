@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from django.urls import URLPattern, URLResolver, path, re_path
 
-from admin_panel.views import api, sessions_api
+from admin_panel.routes.lazy import ViewModule
+
+api = ViewModule("admin_panel.views.api")
+sessions_api = ViewModule("admin_panel.views.sessions_api")
 
 # Mounted under /api/ (docs/api.md).
 urlpatterns: list[URLPattern | URLResolver] = [

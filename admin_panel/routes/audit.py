@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import audit
+from admin_panel.routes.lazy import ViewModule
+
+audit = ViewModule("admin_panel.views.audit")
 
 urlpatterns: list[URLPattern] = [
     path("audit/", audit.audit_list, name="audit"),

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import provider_contents as views
+from admin_panel.routes.lazy import ViewModule
+
+views = ViewModule("admin_panel.views.provider_contents")
 
 urlpatterns: list[URLPattern] = [
     path("", views.contents_index, name="provider_contents_index"),

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import maintenance
+from admin_panel.routes.lazy import ViewModule
+
+maintenance = ViewModule("admin_panel.views.maintenance")
 
 urlpatterns: list[URLPattern] = [
     path("memory/<str:target>/maintenance/", maintenance.memory_maintenance, name="memory_maintenance"),

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import memory
+from admin_panel.routes.lazy import ViewModule
+
+memory = ViewModule("admin_panel.views.memory")
 
 urlpatterns: list[URLPattern] = [
     path("memory/", memory.memory_page, name="memory"),

@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import preview
+from admin_panel.routes.lazy import ViewModule
+
+preview = ViewModule("admin_panel.views.preview")
 
 urlpatterns: list[URLPattern] = [
     path("schema-preview/", preview.preview_page, name="schema_preview"),

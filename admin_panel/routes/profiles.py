@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import profiles
+from admin_panel.routes.lazy import ViewModule
+
+profiles = ViewModule("admin_panel.views.profiles")
 
 urlpatterns: list[URLPattern] = [
     path("profiles/", profiles.profiles_page, name="profiles"),

@@ -2,7 +2,10 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import providers, settings_page
+from admin_panel.routes.lazy import ViewModule
+
+providers = ViewModule("admin_panel.views.providers")
+settings_page = ViewModule("admin_panel.views.settings_page")
 
 urlpatterns: list[URLPattern] = [
     path("providers/", providers.provider_list, name="providers"),

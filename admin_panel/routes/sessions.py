@@ -2,7 +2,9 @@ from __future__ import annotations
 
 from django.urls import URLPattern, path
 
-from admin_panel.views import sessions
+from admin_panel.routes.lazy import ViewModule
+
+sessions = ViewModule("admin_panel.views.sessions")
 
 urlpatterns: list[URLPattern] = [
     path("sessions/", sessions.sessions_page, name="sessions"),

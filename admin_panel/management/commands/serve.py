@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import socket
 import sys
@@ -81,6 +82,17 @@ def warm_up() -> None:
                 translation.gettext("Providers")
     except Exception:
         logging.getLogger("admin_panel.requests").warning("The start-up warm-up failed", exc_info=True)
+    finally:
+        resume_collector()
+
+
+def resume_collector() -> None:
+    """Collect garbage again (manage.py paused the collector for the start), with everything the
+    start made frozen: it lives as long as the process, so later passes need not walk it. Not
+    collected first: the start leaves a few thousand unreachable objects, and a full pass over
+    everything costs more CPU than the first page."""
+    gc.freeze()
+    gc.enable()
 
 
 WARM_TEMPLATES = ("base.html", "home.html")
@@ -257,6 +269,7 @@ class Command(BaseCommand):
             build_application(threads=threads), lifespan="off", log_config=None, access_log=False, server_header=False,
             # Never trust X-Forwarded-For from loopback: the sign-in throttle counts REMOTE_ADDR.
             proxy_headers=False,
+            ws="none",  # no route speaks WebSocket: nothing of websockets is imported at the start
             headers=[("Server", "memory-panel")], timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_SECONDS,
         )
         server = _server_class()(config)
