@@ -82,6 +82,14 @@ def delimiter_problem(entry: str) -> str | None:
     return None
 
 
+def reads_back_alone(entry: str) -> bool:
+    """Whether ``entry`` is one split piece that reads back unchanged wherever it stands: non-empty,
+    stripped, with no ``delimiter_problem``. Distinct such entries joined by the delimiter split
+    back into exactly themselves (no delimiter is inside one, none can straddle a join since none
+    ends with "\n" or "\n§"), so their parse is known without splitting (docs/performance.md)."""
+    return bool(entry) and entry.strip() == entry and delimiter_problem(entry) is None
+
+
 def reads_back_unchanged(entries: Sequence[str]) -> bool:
     """Whether the file written for ``entries`` parses back to the same (de-duplicated) list."""
     return parse_entries(serialise(entries)) == dedupe(entries)

@@ -14,7 +14,7 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_core import messages as msg
 from memory_core import safe_paths
@@ -28,6 +28,7 @@ from memory_core.entries import (
     file_name_for,
     normalise_newlines,
     parse_entries,
+    reads_back_alone,
     reads_back_unchanged,
     serialise,
     split_pieces,
@@ -119,6 +120,19 @@ def find_match(entries: Sequence[str], needle: str) -> tuple[str | int, list[int
     return candidates[0], candidates
 
 
+class _Parsed(NamedTuple):
+    """A store file's decoded text and what it parses to (``split_pieces`` and ``dedupe``),
+    with the entries known to read back as themselves wherever they stand (``reads_back_alone``).
+
+    A memo of a pure function of ``text``, used only when a later read returns exactly this text,
+    so it cannot be stale (docs/performance.md, "The memory store")."""
+
+    text: str
+    pieces: tuple[str, ...]
+    entries: tuple[str, ...]
+    whole: frozenset[str]
+
+
 class MemoryStore:
     """MEMORY.md and USER.md of one home.
 
@@ -148,15 +162,21 @@ class MemoryStore:
         self._consolidation_failures = 0
         self._unreadable: dict[str, str] = {}
         self._clock = clock
-        # target -> its memories/ folder fd while an operation holds the target's lock and read
-        # the file in it directly (so the write goes to the same folder without resolving again).
-        self._folders: dict[str, int] = {}
+        # target -> (memories/ folder fd or None, path, home) while an operation holds the
+        # target's lock: the write goes to the same folder and path without resolving again.
+        self._writing: dict[str, tuple[int | None, Path, Path]] = {}
+        # The paths of each target for the last home seen (docs/performance.md, "The memory store").
+        self._paths_home: Path | None = None
+        self._paths: dict[str, tuple[Path, Path]] = {}
+        # target -> the last text this store read or wrote there, with its parse.
+        self._parsed: dict[str, _Parsed] = {}
 
     # -- where things are ---------------------------------------------------------------------
 
     @property
     def home(self) -> Path:
-        return resolve_home(self._home)
+        # A given home is already the Path resolve_home would build again; None: the environment.
+        return self._home if self._home is not None else resolve_home(None)
 
     @property
     def memories_dir(self) -> Path:
@@ -164,6 +184,17 @@ class MemoryStore:
 
     def path_for(self, target: str) -> Path:
         return self.memories_dir / file_name_for(target)
+
+    def _paths_for(self, home: Path, target: str) -> tuple[Path, Path]:
+        """(store file, lock file) of ``target`` in ``home``: ``path_for`` and ``lock_path_for``,
+        built once per home value instead of on every operation."""
+        if home is not self._paths_home and home != self._paths_home:
+            self._paths_home, self._paths = home, {}
+        paths = self._paths.get(target)
+        if paths is None:
+            path = home / "memories" / file_name_for(target)
+            paths = self._paths[target] = (path, lock_path_for(path))
+        return paths
 
     def limit_for(self, target: str) -> int:
         return self.user_char_limit if target == "user" else self.memory_char_limit
@@ -222,12 +253,15 @@ class MemoryStore:
             return msg.breaker_terminal(self._consolidation_failures)
         return result
 
-    def _succeeded(self, target: str, message: str) -> Result:
+    def _succeeded(self, target: str, message: str, count: int | None = None) -> Result:
+        """``count``: the live list's ``char_count`` when the caller knows it (``_write``'s answer)."""
         self._consolidation_failures = 0
         entries = self.entries(target)
+        if count is None:
+            count = char_count(entries)
         return msg.success(
             target=target,
-            usage=usage_text(char_count(entries), self.limit_for(target)),
+            usage=usage_text(count, self.limit_for(target)),
             entry_count=len(entries),
             message=message,
         )
@@ -237,7 +271,7 @@ class MemoryStore:
     def _locked(self, target: str, *, check_drift: bool, body: Callable[[list[str]], Result]) -> Result:
         """Lock, (drift check,) re-read into the live list, then run ``body`` on that list."""
         home = self.home
-        path = self.path_for(target)
+        path, lock_path = self._paths_for(home, target)
         file_name = path.name
         # The common case, paid once per operation: memories/ is a plain folder of the home and
         # the file no link. The folder is opened once and the lock, the read and the write
@@ -254,16 +288,17 @@ class MemoryStore:
             with contextlib.suppress(OSError):  # the lock open below fails with the reason
                 safe_paths.make_dirs(path.parent, home)
         try:
-            with exclusive_lock(lock_path_for(path), home=home, dir_fd=folder):
+            with exclusive_lock(lock_path, home=home, dir_fd=folder):
                 read = read_store_file_at(folder, file_name) if folder is not None else None
                 if read is None:
                     read = read_store_file(path, home=home)
+                    self._writing[target] = (None, path, home)
                 else:
-                    self._folders[target] = folder
+                    self._writing[target] = (folder, path, home)
                 try:
-                    return self._locked_body(target, path, read, check_drift=check_drift, body=body)
+                    return self._locked_body(target, path, home, read, check_drift=check_drift, body=body)
                 finally:
-                    self._folders.pop(target, None)
+                    self._writing.pop(target, None)
         except LockOpenError as exc:
             return msg.lock_refusal(file_name, exc.reason)
         finally:
@@ -271,10 +306,11 @@ class MemoryStore:
                 os.close(folder)
 
     def _locked_body(
-        self, target: str, path: Path, read: FileRead, *, check_drift: bool, body: Callable[[list[str]], Result]
+        self, target: str, path: Path, home: Path, read: FileRead, *, check_drift: bool,
+        body: Callable[[list[str]], Result],
     ) -> Result:
         """Under the lock, on the file as just read: the refusals, the drift guard, then ``body``."""
-        home, file_name = self.home, path.name
+        file_name = path.name
         if read.linked:
             return msg.link_refusal(file_name, safe_paths.leaving_link(path, home) or file_name)
         if read.text is None:
@@ -282,8 +318,7 @@ class MemoryStore:
             self._unreadable[target] = reason
             return msg.unreadable_refusal(file_name, reason)
         self._unreadable.pop(target, None)
-        pieces = split_pieces(read.text)
-        entries = dedupe(pieces)
+        pieces, entries = self._parse(target, read.text)
         if check_drift:
             drift = detect_drift(read.text, self.limit_for(target), pieces)
             if drift is not None:
@@ -293,14 +328,44 @@ class MemoryStore:
         self._set_entries(target, entries)
         return body(entries)
 
-    def _write(self, target: str, entries: list[str]) -> None:
-        folder = self._folders.get(target)
+    def _parse(self, target: str, text: str) -> tuple[list[str], list[str]]:
+        """``split_pieces(text)`` and its ``dedupe``, as new lists (callers mutate them). The text
+        this store last read or wrote for ``target`` is not split again (docs/performance.md)."""
+        memo = self._parsed.get(target)
+        if memo is not None and memo.text == text:
+            return list(memo.pieces), list(memo.entries)
+        pieces = split_pieces(text)
+        entries = dedupe(pieces)
+        # A piece is stripped, non-empty and without the delimiter; only its end can break it.
+        whole = frozenset(entry for entry in entries if reads_back_alone(entry))
+        self._parsed[target] = _Parsed(text, tuple(pieces), tuple(entries), whole)
+        return pieces, entries
+
+    def _write(self, target: str, entries: list[str]) -> int:
+        """Write ``entries`` (under the lock of ``_locked``); their ``char_count``."""
+        folder, path, home = self._writing[target]
+        text = serialise(entries)
         if folder is not None:
-            atomic_write_at(folder, file_name_for(target), serialise(entries), path=self.path_for(target),
-                            home=self.home)
+            atomic_write_at(folder, path.name, text, path=path, home=home)
         else:
-            atomic_write_text(self.path_for(target), serialise(entries), home=self.home)
+            atomic_write_text(path, text, home=home)
         self._set_entries(target, entries)
+        self._remember_written(target, text, entries)
+        return len(text)  # char_count(entries): the length of their join
+
+    def _remember_written(self, target: str, text: str, entries: list[str]) -> None:
+        """Keep ``text``'s parse when it is certainly ``entries`` itself: distinct entries that
+        each read back alone (known from the parse of the text just read, or checked here) join
+        into a text that splits back into exactly them (docs/performance.md). Otherwise the next
+        read parses the file."""
+        memo = self._parsed.get(target)
+        known = memo.whole if memo is not None else frozenset()
+        written = frozenset(entries)
+        if len(written) == len(entries) and all(map(reads_back_alone, written - known)):
+            kept = tuple(entries)
+            self._parsed[target] = _Parsed(text, kept, kept, written)
+        else:
+            self._parsed.pop(target, None)
 
     def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
         return char_count(entries), self.limit_for(target)
@@ -317,8 +382,7 @@ class MemoryStore:
         joined = _joins(updated, whole_entries)
         if joined:
             return joined
-        self._write(target, updated)
-        return self._succeeded(target, msg.REPLACED)
+        return self._succeeded(target, msg.REPLACED, self._write(target, updated))
 
     # -- operations -------------------------------------------------------------------------------
 
@@ -345,8 +409,7 @@ class MemoryStore:
             joined = _joins(updated, whole_entries)
             if joined:
                 return joined
-            self._write(target, updated)
-            return self._succeeded(target, msg.ADDED)
+            return self._succeeded(target, msg.ADDED, self._write(target, updated))
 
         return self._locked(target, check_drift=refuse_drift, body=body)
 
@@ -397,8 +460,7 @@ class MemoryStore:
                 return msg.failure(msg.ambiguous(old_text), matches=msg.previews([entries[i] for i in candidates]))
             assert isinstance(found, int)
             updated = entries[:found] + entries[found + 1 :]
-            self._write(target, updated)
-            return self._succeeded(target, msg.REMOVED)
+            return self._succeeded(target, msg.REMOVED, self._write(target, updated))
 
         return self._locked(target, check_drift=True, body=body)
 
@@ -437,8 +499,7 @@ class MemoryStore:
             joined = _joins(working, whole_entries)
             if joined:
                 return joined
-            self._write(target, working)
-            return self._succeeded(target, msg.applied(total_ops))
+            return self._succeeded(target, msg.applied(total_ops), self._write(target, working))
 
         return self._locked(target, check_drift=True, body=body)
 
