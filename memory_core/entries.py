@@ -63,7 +63,7 @@ def normalise_newlines(text: str) -> str:
 # Why an entry would not read back as itself (docs/memory_core.md, "Entries that read back whole").
 CONTAINS_DELIMITER = "contains"
 ENDS_WITH_SEPARATOR_LINE = "ends"
-_SEPARATOR_TAIL = DELIMITER.rstrip("\n")  # "\n§": the file's last entry may end so; any other joins
+SEPARATOR_TAIL = DELIMITER.rstrip("\n")  # "\n§": the file's last entry may end so; any other joins
 
 
 def delimiter_problem(entry: str) -> str | None:
@@ -77,7 +77,7 @@ def delimiter_problem(entry: str) -> str | None:
     """
     if DELIMITER in entry:
         return CONTAINS_DELIMITER
-    if entry.endswith(_SEPARATOR_TAIL):
+    if entry.endswith(SEPARATOR_TAIL):
         return ENDS_WITH_SEPARATOR_LINE
     return None
 

@@ -13,6 +13,7 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -21,6 +22,7 @@ from memory_core import safe_paths
 from memory_core.drift import BACKUP_FAILED_SUFFIX, ENTRY_OVER_LIMIT, detect_drift, text_digest, write_backup
 from memory_core.entries import (
     CONTAINS_DELIMITER,
+    SEPARATOR_TAIL,
     TARGETS,
     char_count,
     dedupe,
@@ -120,17 +122,38 @@ def find_match(entries: Sequence[str], needle: str) -> tuple[str | int, list[int
     return candidates[0], candidates
 
 
-class _Parsed(NamedTuple):
-    """A store file's decoded text and what it parses to (``split_pieces`` and ``dedupe``),
-    with the entries known to read back as themselves wherever they stand (``reads_back_alone``).
+class _Parsed:
+    """A store file's decoded text and what it parses to (``split_pieces`` and ``dedupe``).
 
     A memo of a pure function of ``text``, used only when a later read returns exactly this text,
     so it cannot be stale (docs/performance.md, "The memory store")."""
 
+    __slots__ = ("_whole", "entries", "pieces", "text")
+
+    def __init__(
+        self, text: str, pieces: tuple[str, ...], entries: tuple[str, ...], whole: frozenset[str] | None = None
+    ) -> None:
+        self.text, self.pieces, self.entries, self._whole = text, pieces, entries, whole
+
+    def whole(self) -> frozenset[str]:
+        """The entries that read back alone (``reads_back_alone``), worked out when first asked."""
+        if self._whole is None:
+            # A piece is stripped, non-empty and without the delimiter: only an end in "\n§" can
+            # keep it from reading back alone, rarely so; this test runs at C speed.
+            if any(map(str.endswith, self.entries, repeat(SEPARATOR_TAIL))):
+                self._whole = frozenset(filter(reads_back_alone, self.entries))
+            else:
+                self._whole = frozenset(self.entries)
+        return self._whole
+
+
+class _Written(NamedTuple):
+    """The text this store last wrote for a target, the entries it joined, and the parse of the
+    text read before (whose entries are known to be pieces)."""
+
     text: str
-    pieces: tuple[str, ...]
     entries: tuple[str, ...]
-    whole: frozenset[str]
+    basis: _Parsed | None
 
 
 class MemoryStore:
@@ -168,8 +191,9 @@ class MemoryStore:
         # The paths of each target for the last home seen (docs/performance.md, "The memory store").
         self._paths_home: Path | None = None
         self._paths: dict[str, tuple[Path, Path]] = {}
-        # target -> the last text this store read or wrote there, with its parse.
+        # target -> the last text this store read there with its parse, and the last it wrote.
         self._parsed: dict[str, _Parsed] = {}
+        self._written: dict[str, _Written] = {}
 
     # -- where things are ---------------------------------------------------------------------
 
@@ -332,14 +356,27 @@ class MemoryStore:
         """``split_pieces(text)`` and its ``dedupe``, as new lists (callers mutate them). The text
         this store last read or wrote for ``target`` is not split again (docs/performance.md)."""
         memo = self._parsed.get(target)
-        if memo is not None and memo.text == text:
-            return list(memo.pieces), list(memo.entries)
-        pieces = split_pieces(text)
-        entries = dedupe(pieces)
-        # A piece is stripped, non-empty and without the delimiter; only its end can break it.
-        whole = frozenset(entry for entry in entries if reads_back_alone(entry))
-        self._parsed[target] = _Parsed(text, tuple(pieces), tuple(entries), whole)
-        return pieces, entries
+        if memo is None or memo.text != text:
+            memo = self._parse_of_written(target, text)
+            if memo is None:
+                pieces = split_pieces(text)
+                memo = _Parsed(text, tuple(pieces), tuple(dedupe(pieces)))
+            self._parsed[target] = memo
+        return list(memo.pieces), list(memo.entries)
+
+    def _parse_of_written(self, target: str, text: str) -> _Parsed | None:
+        """The parse of ``text`` when it is what this store last wrote and certainly splits back
+        into the entries written: distinct entries that each read back alone (known so from the
+        parse they came from, or checked here) join into a text that splits back into exactly
+        them (``reads_back_alone``). None otherwise: the caller splits the text."""
+        written = self._written.pop(target, None)
+        if written is None or written.text != text:
+            return None
+        known = written.basis.whole() if written.basis is not None else frozenset()
+        distinct = frozenset(written.entries)
+        if len(distinct) != len(written.entries) or not all(map(reads_back_alone, distinct - known)):
+            return None
+        return _Parsed(text, written.entries, written.entries, distinct)
 
     def _write(self, target: str, entries: list[str]) -> int:
         """Write ``entries`` (under the lock of ``_locked``); their ``char_count``."""
@@ -350,22 +387,9 @@ class MemoryStore:
         else:
             atomic_write_text(path, text, home=home)
         self._set_entries(target, entries)
-        self._remember_written(target, text, entries)
+        # Checked only if the next read returns this very text (another writer may come first).
+        self._written[target] = _Written(text, tuple(entries), self._parsed.get(target))
         return len(text)  # char_count(entries): the length of their join
-
-    def _remember_written(self, target: str, text: str, entries: list[str]) -> None:
-        """Keep ``text``'s parse when it is certainly ``entries`` itself: distinct entries that
-        each read back alone (known from the parse of the text just read, or checked here) join
-        into a text that splits back into exactly them (docs/performance.md). Otherwise the next
-        read parses the file."""
-        memo = self._parsed.get(target)
-        known = memo.whole if memo is not None else frozenset()
-        written = frozenset(entries)
-        if len(written) == len(entries) and all(map(reads_back_alone, written - known)):
-            kept = tuple(entries)
-            self._parsed[target] = _Parsed(text, kept, kept, written)
-        else:
-            self._parsed.pop(target, None)
 
     def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
         return char_count(entries), self.limit_for(target)
