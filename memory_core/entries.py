@@ -63,7 +63,7 @@ def normalise_newlines(text: str) -> str:
 # Why an entry would not read back as itself (docs/memory_core.md, "Entries that read back whole").
 CONTAINS_DELIMITER = "contains"
 ENDS_WITH_SEPARATOR_LINE = "ends"
-_SEPARATOR_TAIL = DELIMITER.rstrip("\n")  # "\n§": the file's last entry may end so; any other joins
+SEPARATOR_TAIL = DELIMITER.rstrip("\n")  # "\n§": the file's last entry may end so; any other joins
 
 
 def delimiter_problem(entry: str) -> str | None:
@@ -77,9 +77,17 @@ def delimiter_problem(entry: str) -> str | None:
     """
     if DELIMITER in entry:
         return CONTAINS_DELIMITER
-    if entry.endswith(_SEPARATOR_TAIL):
+    if entry.endswith(SEPARATOR_TAIL):
         return ENDS_WITH_SEPARATOR_LINE
     return None
+
+
+def reads_back_alone(entry: str) -> bool:
+    """Whether ``entry`` is one split piece that reads back unchanged wherever it stands: non-empty,
+    stripped, with no ``delimiter_problem``. Distinct such entries joined by the delimiter split
+    back into exactly themselves (no delimiter is inside one, none can straddle a join since none
+    ends with "\n" or "\n§"), so their parse is known without splitting (docs/performance.md)."""
+    return bool(entry) and entry.strip() == entry and delimiter_problem(entry) is None
 
 
 def reads_back_unchanged(entries: Sequence[str]) -> bool:

@@ -45,7 +45,7 @@ def exclusive_lock(
     by ``safe_paths.plain_folder`` (the lock is then opened by its name in it)."""
     try:
         if dir_fd is not None:
-            fd = os.open(Path(lock_path).name, _OPEN_FLAGS | safe_paths.NOFOLLOW | safe_paths.CLOEXEC, 0o600,
+            fd = os.open(os.path.basename(lock_path), _OPEN_FLAGS | safe_paths.NOFOLLOW | safe_paths.CLOEXEC, 0o600,
                          dir_fd=dir_fd)
         else:
             home = Path(lock_path).absolute().parent.parent if home is None else Path(home)

@@ -13,14 +13,16 @@ import os
 import re
 import time
 from collections.abc import Callable, Sequence
+from itertools import repeat
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from memory_core import messages as msg
 from memory_core import safe_paths
 from memory_core.drift import BACKUP_FAILED_SUFFIX, ENTRY_OVER_LIMIT, detect_drift, text_digest, write_backup
 from memory_core.entries import (
     CONTAINS_DELIMITER,
+    SEPARATOR_TAIL,
     TARGETS,
     char_count,
     dedupe,
@@ -28,6 +30,7 @@ from memory_core.entries import (
     file_name_for,
     normalise_newlines,
     parse_entries,
+    reads_back_alone,
     reads_back_unchanged,
     serialise,
     split_pieces,
@@ -119,6 +122,40 @@ def find_match(entries: Sequence[str], needle: str) -> tuple[str | int, list[int
     return candidates[0], candidates
 
 
+class _Parsed:
+    """A store file's decoded text and what it parses to (``split_pieces`` and ``dedupe``).
+
+    A memo of a pure function of ``text``, used only when a later read returns exactly this text,
+    so it cannot be stale (docs/performance.md, "The memory store")."""
+
+    __slots__ = ("_whole", "entries", "pieces", "text")
+
+    def __init__(
+        self, text: str, pieces: tuple[str, ...], entries: tuple[str, ...], whole: frozenset[str] | None = None
+    ) -> None:
+        self.text, self.pieces, self.entries, self._whole = text, pieces, entries, whole
+
+    def whole(self) -> frozenset[str]:
+        """The entries that read back alone (``reads_back_alone``), worked out when first asked."""
+        if self._whole is None:
+            # A piece is stripped, non-empty and without the delimiter: only an end in "\n§" can
+            # keep it from reading back alone, rarely so; this test runs at C speed.
+            if any(map(str.endswith, self.entries, repeat(SEPARATOR_TAIL))):
+                self._whole = frozenset(filter(reads_back_alone, self.entries))
+            else:
+                self._whole = frozenset(self.entries)
+        return self._whole
+
+
+class _Written(NamedTuple):
+    """The text this store last wrote for a target, the entries it joined, and the parse of the
+    text read before (whose entries are known to be pieces)."""
+
+    text: str
+    entries: tuple[str, ...]
+    basis: _Parsed | None
+
+
 class MemoryStore:
     """MEMORY.md and USER.md of one home.
 
@@ -148,15 +185,22 @@ class MemoryStore:
         self._consolidation_failures = 0
         self._unreadable: dict[str, str] = {}
         self._clock = clock
-        # target -> its memories/ folder fd while an operation holds the target's lock and read
-        # the file in it directly (so the write goes to the same folder without resolving again).
-        self._folders: dict[str, int] = {}
+        # target -> (memories/ folder fd or None, path, home) while an operation holds the
+        # target's lock: the write goes to the same folder and path without resolving again.
+        self._writing: dict[str, tuple[int | None, Path, Path]] = {}
+        # The paths of each target for the last home seen (docs/performance.md, "The memory store").
+        self._paths_home: Path | None = None
+        self._paths: dict[str, tuple[Path, Path]] = {}
+        # target -> the last text this store read there with its parse, and the last it wrote.
+        self._parsed: dict[str, _Parsed] = {}
+        self._written: dict[str, _Written] = {}
 
     # -- where things are ---------------------------------------------------------------------
 
     @property
     def home(self) -> Path:
-        return resolve_home(self._home)
+        # A given home is already the Path resolve_home would build again; None: the environment.
+        return self._home if self._home is not None else resolve_home(None)
 
     @property
     def memories_dir(self) -> Path:
@@ -164,6 +208,17 @@ class MemoryStore:
 
     def path_for(self, target: str) -> Path:
         return self.memories_dir / file_name_for(target)
+
+    def _paths_for(self, home: Path, target: str) -> tuple[Path, Path]:
+        """(store file, lock file) of ``target`` in ``home``: ``path_for`` and ``lock_path_for``,
+        built once per home value instead of on every operation."""
+        if home is not self._paths_home and home != self._paths_home:
+            self._paths_home, self._paths = home, {}
+        paths = self._paths.get(target)
+        if paths is None:
+            path = home / "memories" / file_name_for(target)
+            paths = self._paths[target] = (path, lock_path_for(path))
+        return paths
 
     def limit_for(self, target: str) -> int:
         return self.user_char_limit if target == "user" else self.memory_char_limit
@@ -222,12 +277,15 @@ class MemoryStore:
             return msg.breaker_terminal(self._consolidation_failures)
         return result
 
-    def _succeeded(self, target: str, message: str) -> Result:
+    def _succeeded(self, target: str, message: str, count: int | None = None) -> Result:
+        """``count``: the live list's ``char_count`` when the caller knows it (``_write``'s answer)."""
         self._consolidation_failures = 0
         entries = self.entries(target)
+        if count is None:
+            count = char_count(entries)
         return msg.success(
             target=target,
-            usage=usage_text(char_count(entries), self.limit_for(target)),
+            usage=usage_text(count, self.limit_for(target)),
             entry_count=len(entries),
             message=message,
         )
@@ -237,7 +295,7 @@ class MemoryStore:
     def _locked(self, target: str, *, check_drift: bool, body: Callable[[list[str]], Result]) -> Result:
         """Lock, (drift check,) re-read into the live list, then run ``body`` on that list."""
         home = self.home
-        path = self.path_for(target)
+        path, lock_path = self._paths_for(home, target)
         file_name = path.name
         # The common case, paid once per operation: memories/ is a plain folder of the home and
         # the file no link. The folder is opened once and the lock, the read and the write
@@ -254,16 +312,17 @@ class MemoryStore:
             with contextlib.suppress(OSError):  # the lock open below fails with the reason
                 safe_paths.make_dirs(path.parent, home)
         try:
-            with exclusive_lock(lock_path_for(path), home=home, dir_fd=folder):
+            with exclusive_lock(lock_path, home=home, dir_fd=folder):
                 read = read_store_file_at(folder, file_name) if folder is not None else None
                 if read is None:
                     read = read_store_file(path, home=home)
+                    self._writing[target] = (None, path, home)
                 else:
-                    self._folders[target] = folder
+                    self._writing[target] = (folder, path, home)
                 try:
-                    return self._locked_body(target, path, read, check_drift=check_drift, body=body)
+                    return self._locked_body(target, path, home, read, check_drift=check_drift, body=body)
                 finally:
-                    self._folders.pop(target, None)
+                    self._writing.pop(target, None)
         except LockOpenError as exc:
             return msg.lock_refusal(file_name, exc.reason)
         finally:
@@ -271,10 +330,11 @@ class MemoryStore:
                 os.close(folder)
 
     def _locked_body(
-        self, target: str, path: Path, read: FileRead, *, check_drift: bool, body: Callable[[list[str]], Result]
+        self, target: str, path: Path, home: Path, read: FileRead, *, check_drift: bool,
+        body: Callable[[list[str]], Result],
     ) -> Result:
         """Under the lock, on the file as just read: the refusals, the drift guard, then ``body``."""
-        home, file_name = self.home, path.name
+        file_name = path.name
         if read.linked:
             return msg.link_refusal(file_name, safe_paths.leaving_link(path, home) or file_name)
         if read.text is None:
@@ -282,8 +342,7 @@ class MemoryStore:
             self._unreadable[target] = reason
             return msg.unreadable_refusal(file_name, reason)
         self._unreadable.pop(target, None)
-        pieces = split_pieces(read.text)
-        entries = dedupe(pieces)
+        pieces, entries = self._parse(target, read.text)
         if check_drift:
             drift = detect_drift(read.text, self.limit_for(target), pieces)
             if drift is not None:
@@ -293,14 +352,44 @@ class MemoryStore:
         self._set_entries(target, entries)
         return body(entries)
 
-    def _write(self, target: str, entries: list[str]) -> None:
-        folder = self._folders.get(target)
+    def _parse(self, target: str, text: str) -> tuple[list[str], list[str]]:
+        """``split_pieces(text)`` and its ``dedupe``, as new lists (callers mutate them). The text
+        this store last read or wrote for ``target`` is not split again (docs/performance.md)."""
+        memo = self._parsed.get(target)
+        if memo is None or memo.text != text:
+            memo = self._parse_of_written(target, text)
+            if memo is None:
+                pieces = split_pieces(text)
+                memo = _Parsed(text, tuple(pieces), tuple(dedupe(pieces)))
+            self._parsed[target] = memo
+        return list(memo.pieces), list(memo.entries)
+
+    def _parse_of_written(self, target: str, text: str) -> _Parsed | None:
+        """The parse of ``text`` when it is what this store last wrote and certainly splits back
+        into the entries written: distinct entries that each read back alone (known so from the
+        parse they came from, or checked here) join into a text that splits back into exactly
+        them (``reads_back_alone``). None otherwise: the caller splits the text."""
+        written = self._written.pop(target, None)
+        if written is None or written.text != text:
+            return None
+        known = written.basis.whole() if written.basis is not None else frozenset()
+        distinct = frozenset(written.entries)
+        if len(distinct) != len(written.entries) or not all(map(reads_back_alone, distinct - known)):
+            return None
+        return _Parsed(text, written.entries, written.entries, distinct)
+
+    def _write(self, target: str, entries: list[str]) -> int:
+        """Write ``entries`` (under the lock of ``_locked``); their ``char_count``."""
+        folder, path, home = self._writing[target]
+        text = serialise(entries)
         if folder is not None:
-            atomic_write_at(folder, file_name_for(target), serialise(entries), path=self.path_for(target),
-                            home=self.home)
+            atomic_write_at(folder, path.name, text, path=path, home=home)
         else:
-            atomic_write_text(self.path_for(target), serialise(entries), home=self.home)
+            atomic_write_text(path, text, home=home)
         self._set_entries(target, entries)
+        # Checked only if the next read returns this very text (another writer may come first).
+        self._written[target] = _Written(text, tuple(entries), self._parsed.get(target))
+        return len(text)  # char_count(entries): the length of their join
 
     def _usage_before(self, target: str, entries: list[str]) -> tuple[int, int]:
         return char_count(entries), self.limit_for(target)
@@ -317,8 +406,7 @@ class MemoryStore:
         joined = _joins(updated, whole_entries)
         if joined:
             return joined
-        self._write(target, updated)
-        return self._succeeded(target, msg.REPLACED)
+        return self._succeeded(target, msg.REPLACED, self._write(target, updated))
 
     # -- operations -------------------------------------------------------------------------------
 
@@ -345,8 +433,7 @@ class MemoryStore:
             joined = _joins(updated, whole_entries)
             if joined:
                 return joined
-            self._write(target, updated)
-            return self._succeeded(target, msg.ADDED)
+            return self._succeeded(target, msg.ADDED, self._write(target, updated))
 
         return self._locked(target, check_drift=refuse_drift, body=body)
 
@@ -397,8 +484,7 @@ class MemoryStore:
                 return msg.failure(msg.ambiguous(old_text), matches=msg.previews([entries[i] for i in candidates]))
             assert isinstance(found, int)
             updated = entries[:found] + entries[found + 1 :]
-            self._write(target, updated)
-            return self._succeeded(target, msg.REMOVED)
+            return self._succeeded(target, msg.REMOVED, self._write(target, updated))
 
         return self._locked(target, check_drift=True, body=body)
 
@@ -437,8 +523,7 @@ class MemoryStore:
             joined = _joins(working, whole_entries)
             if joined:
                 return joined
-            self._write(target, working)
-            return self._succeeded(target, msg.applied(total_ops))
+            return self._succeeded(target, msg.applied(total_ops), self._write(target, working))
 
         return self._locked(target, check_drift=True, body=body)
 
