@@ -102,6 +102,8 @@ def main() -> int:
         total = sum(timings)
         print(f"== {method} x{args.requests}: median {timings[len(timings) // 2]:.2f} ms (profiled), "
               f"total {total:.0f} ms")
+        if os.environ.get("PROFILE_DUMP"):
+            profile.dump_stats(os.environ["PROFILE_DUMP"])
         stream = io.StringIO()
         stats = pstats.Stats(profile, stream=stream)
         stats.sort_stats(args.sort).print_stats(args.top)
