@@ -13,7 +13,7 @@ def main() -> None:
         # The start makes some 130,000 objects that live as long as the process and almost no
         # garbage; the collector's repeated passes over them were a tenth of the start's CPU.
         # `serve` turns it back on once warm, with those objects frozen out of later passes
-        # (docs/performance.md, "The collector during the start").
+        # (docs/performance.md, "The start, second pass").
         gc.disable()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "admin_panel.settings")
     from django.core.management import execute_from_command_line

@@ -352,7 +352,7 @@ def __getattr__(name: str) -> Any:
     """``application`` for an outside ASGI server (``uvicorn admin_panel.asgi:application``),
     built on first use: ``serve`` builds its own with its thread count, and building a second
     one at import would load both middleware chains (and WhiteNoise's walk of the static files)
-    twice in every start (docs/performance.md, "Where a fresh process spends its time")."""
+    twice in every start (docs/performance.md, "The start, second pass")."""
     if name == "application":
         built = globals()["application"] = build_application()
         return built

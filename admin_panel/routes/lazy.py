@@ -3,8 +3,8 @@
 The URL conf is loaded before ``serve`` listens (the system checks read it) and the first page's
 navigation builds the reverse table from it; neither needs a view's code, only its name.
 Importing every view module (with its forms, selectors and services) there was the largest part
-of a fresh process's start that the panel itself adds (docs/performance.md, "Views loaded on
-first use").
+of a fresh process's start that the panel itself adds (docs/performance.md, "The start, second
+pass").
 
 A route module names its views as before, ``memory.memory_page``, after
 ``memory = ViewModule("admin_panel.views.memory")``. Each such name is a ``LazyView``: its

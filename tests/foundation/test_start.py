@@ -1,5 +1,5 @@
-"""What a fresh ``serve`` does once to start faster (docs/performance.md, "Where a fresh process
-spends its time"): the collector paused by manage.py is back on after the warm-up, and the ASGI
+"""What a fresh ``serve`` does once to start faster (docs/performance.md, "The start, second
+pass"): the collector paused by manage.py is back on after the warm-up, and the ASGI
 application is built once."""
 
 from __future__ import annotations
