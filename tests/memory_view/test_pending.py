@@ -22,6 +22,16 @@ def _stage_add(home, content: str, *, target: str = "memory", created_at: float 
     return record["id"]
 
 
+def _stage_replace_in_user(home) -> None:
+    """A staged replace in the user profile, a hundred seconds after ``_stage_add``'s default."""
+    stage(
+        home,
+        payload={"action": "replace", "target": "user", "content": "Name: Dana R.", "old_text": "Name: Dana"},
+        summary="replace in user profile: old: Name: Dana",
+        clock=lambda: 1_767_000_100.0,
+    )
+
+
 def _messages(response) -> list[str]:
     return [str(message) for message in response.context["messages"]]
 
@@ -29,12 +39,7 @@ def _messages(response) -> list[str]:
 def test_it_lists_each_staged_write_with_action_target_content_and_time(owner_client, home):
     write_config(home, write_approval=True)
     pending_id = _stage_add(home, "Deploys go to <b>Ubuntu</b> 24.04")
-    stage(
-        home,
-        payload={"action": "replace", "target": "user", "content": "Name: Dana R.", "old_text": "Name: Dana"},
-        summary="replace in user profile: old: Name: Dana",
-        clock=lambda: 1_767_000_100.0,
-    )
+    _stage_replace_in_user(home)
 
     content = owner_client.get("/memory/pending/").content.decode()
 
@@ -137,12 +142,7 @@ def test_it_refuses_an_empty_selection_and_says_what_to_do(owner_client, home):
 def test_it_names_each_action_in_plain_words_in_both_languages(owner_client, home):
     write_config(home, write_approval=True)
     _stage_add(home, "Deploys go to Ubuntu 24.04")
-    stage(
-        home,
-        payload={"action": "replace", "target": "user", "content": "Name: Dana R.", "old_text": "Name: Dana"},
-        summary="replace in user profile: old: Name: Dana",
-        clock=lambda: 1_767_000_100.0,
-    )
+    _stage_replace_in_user(home)
 
     english = owner_client.get("/memory/pending/").content.decode()
     assert '<strong class="pending-action">Add an entry</strong>' in english
