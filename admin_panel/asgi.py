@@ -347,7 +347,6 @@ def build_application(*, threads: int | None = None) -> Any:
     return application
 
 
-
 def __getattr__(name: str) -> Any:
     """``application`` for an outside ASGI server (``uvicorn admin_panel.asgi:application``),
     built on first use: ``serve`` builds its own with its thread count, and building a second

@@ -77,3 +77,10 @@ def test_it_pauses_the_collector_for_serve_s_start_alone(command, paused):
         print(json.dumps(seen))
     """, command))
     assert seen == [not paused]
+
+
+def test_it_leaves_a_collector_it_did_not_pause_unfrozen():
+    before = gc.get_freeze_count()
+    serve.warm_up()
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == before

@@ -87,12 +87,14 @@ def warm_up() -> None:
 
 
 def resume_collector() -> None:
-    """Collect garbage again (manage.py paused the collector for the start), with everything the
-    start made frozen: it lives as long as the process, so later passes need not walk it. Not
+    """Collect garbage again where manage.py paused the collector for the start, with everything
+    the start made frozen: it lives as long as the process, so later passes need not walk it. Not
     collected first: the start leaves a few thousand unreachable objects, and a full pass over
-    everything costs more CPU than the first page."""
-    gc.freeze()
-    gc.enable()
+    everything costs more CPU than the first page. A process that never paused it (``serve`` run
+    from code) is left as it is."""
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 WARM_TEMPLATES = ("base.html", "home.html")
