@@ -42,12 +42,17 @@ MARKER = (
 
 
 def write_schema(path: Path, text: str) -> Path:
-    """Write a schema file so that its fingerprint surely changes (mtime bumped past the old one)."""
+    """Save a schema file whole, so that its fingerprint surely changes (mtime bumped past the old
+    one). Written beside it and renamed over it, as many editors save: an in-place write lets the
+    preview's watcher read the truncated, empty file first, and what a test then sees would depend
+    on which of the two reads it catches."""
     path.parent.mkdir(parents=True, exist_ok=True)
     old = path.stat().st_mtime_ns if path.exists() else 0
-    path.write_text(text, encoding="utf-8")
+    temp = path.with_name(f".{path.name}.saving")
+    temp.write_text(text, encoding="utf-8")
     now = max(time.time_ns(), old + 1_000_000)
-    os.utime(path, ns=(now, now))
+    os.utime(temp, ns=(now, now))
+    os.replace(temp, path)
     return path
 
 
